@@ -1,0 +1,225 @@
+"""Verify a game record with no server: chain, seed, commitments, re-derivation.
+
+``verify_record(record)`` returns ``{"verified", "checks", "head", "first_bad_event"}``.
+Each check is ``{"name", "ok", "detail", "seq"}``; ``seq`` is the first event
+the check found wrong. The same function backs ``GET /v1/games/{id}/audit``,
+``POST /v1/audits`` and ``kifu verify RECORD.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain import engine
+from domain.canonical import canonical_json
+from domain.errors import KifuError
+from domain.events import HIDDEN, Event
+from domain.record import GENESIS, chain_hash, to_event
+from domain.rng import seed_hash
+
+ENVELOPE_KEYS = ("seq", "type", "data", "at", "prev", "hash")
+HEADER_FIELDS = ("game_id", "game", "rules_version", "options", "seed_hash")
+
+
+class Failure(Exception):
+    """A check failed at event ``seq`` (None: not tied to one event)."""
+
+    def __init__(self, detail: str, seq: int | None = None) -> None:
+        super().__init__(detail)
+        self.seq = seq
+
+
+def verify_record(record: Any) -> dict[str, Any]:
+    """Run every check on ``record`` and report them all."""
+    checks = [_run("format", _check_format, record)]
+    if checks[0]["ok"]:
+        events = record["events"]
+        checks += [
+            _run("hash_chain", _check_chain, events, record),
+            _run("header", _check_header, record),
+            _run("seed", _check_seed, record),
+            _run("commitments", _check_commitments, events),
+            _run("rederivation", _check_rederivation, events, record.get("seed")),
+        ]
+    bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
+    head = record["events"][-1]["hash"] if checks[0]["ok"] else None
+    return {"verified": all(c["ok"] for c in checks), "checks": checks, "head": head,
+            "first_bad_event": min(bad) if bad else None}
+
+
+def _run(name: str, check: Any, *args: Any) -> dict[str, Any]:
+    try:
+        detail = check(*args)
+    except Failure as failure:
+        return {"name": name, "ok": False, "detail": str(failure), "seq": failure.seq}
+    return {"name": name, "ok": True, "detail": detail, "seq": None}
+
+
+def _check_format(record: Any) -> str:
+    if not isinstance(record, Mapping) or not isinstance(record.get("events"), list) or not record["events"]:
+        raise Failure("a record is a JSON object with a non-empty list 'events'")
+    for i, env in enumerate(record["events"], start=1):
+        if not isinstance(env, Mapping) or any(k not in env for k in ENVELOPE_KEYS):
+            raise Failure(f"event {i} lacks one of {', '.join(ENVELOPE_KEYS)}", i)
+        if not isinstance(env["data"], Mapping) or not isinstance(env.get("private", {}), Mapping):
+            raise Failure(f"event {i}: data and private must be objects", i)
+    return f"{len(record['events'])} events"
+
+
+def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
+    prev = GENESIS
+    for i, env in enumerate(events, start=1):
+        if env["seq"] != i:
+            raise Failure(f"event {i}: seq is {env['seq']!r}, expected {i} (an event was dropped, added or moved)", i)
+        if env["prev"] != prev:
+            raise Failure(f"event {i}: prev does not match the hash of event {i - 1}", i)
+        body = {k: env[k] for k in ("seq", "type", "data", "at")}
+        body["private"] = env.get("private", {})
+        try:
+            digest = chain_hash(prev, body)
+        except (TypeError, ValueError) as exc:
+            raise Failure(f"event {i}: not canonical JSON ({exc})", i) from None
+        if env["hash"] != digest:
+            raise Failure(f"event {i}: hash does not match its content", i)
+        prev = digest
+    if record.get("head") not in (None, prev):
+        raise Failure("the record's head is not the hash of its last event", len(events))
+    return f"{len(events)} events chained; head {prev}"
+
+
+def _check_header(record: Mapping[str, Any]) -> str:
+    created = record["events"][0]
+    if created["type"] != engine.GAME_CREATED:
+        raise Failure(f"event 1 is {created['type']!r}, not {engine.GAME_CREATED}", 1)
+    for name in HEADER_FIELDS:
+        if name in record and record[name] != created["data"].get(name):
+            raise Failure(f"record field {name!r} differs from event 1", 1)
+    seats = record.get("seats")
+    if seats is not None:
+        bare = [{k: s.get(k) for k in ("seat", "name", "bot")} for s in seats]
+        if bare != created["data"]["seats"]:
+            raise Failure("record seats differ from event 1", 1)
+        for s in seats:
+            info = s.get("bot_info")
+            if s.get("bot") and (not isinstance(info, Mapping) or info.get("name") != s["bot"]):
+                raise Failure(f"seat {s.get('seat')}: bot provenance does not name bot {s['bot']!r}", 1)
+    return "header matches event 1"
+
+
+def _check_seed(record: Mapping[str, Any]) -> str:
+    events = record["events"]
+    sealed = [e for e in events if e["type"] == engine.GAME_SEALED]
+    if not sealed:
+        if record.get("seed"):
+            raise Failure("a seed is given but no game_sealed event publishes it")
+        return "not yet revealed: the game is in progress"
+    seal = sealed[0]
+    if seal is not events[-1]:
+        raise Failure("game_sealed must be the last event", seal["seq"])
+    seed = seal["data"].get("seed")
+    if record.get("seed") not in (None, seed):
+        raise Failure("the record's seed differs from the one game_sealed published", seal["seq"])
+    try:
+        digest = seed_hash(bytes.fromhex(seed))
+    except (TypeError, ValueError):
+        raise Failure("the published seed is not hex", seal["seq"]) from None
+    if digest != events[0]["data"].get("seed_hash"):
+        raise Failure("sha256(seed) differs from the seed_hash published in event 1", seal["seq"])
+    if seal["data"].get("head") != events[-2]["hash"]:
+        raise Failure("game_sealed does not carry the head hash before it", seal["seq"])
+    return "seed matches its published hash"
+
+
+def _check_commitments(events: Sequence[Mapping[str, Any]]) -> str:
+    game_id = events[0]["data"].get("game_id")
+    committed: dict[tuple[int, int], list[str]] = {}
+    checked = 0
+    for env in events:
+        if env["type"] == engine.CHOICE_COMMITTED:
+            committed[(env["data"]["step"], env["data"]["seat"])] = env["data"]["commitments"]
+        elif env["type"] == engine.CHOICES_REVEALED:
+            step, part = env["data"]["step"], env["data"]["part"]
+            for seat, shown in _revealed(env).items():
+                hashes = committed.get((step, seat))
+                if hashes is None or part >= len(hashes):
+                    raise Failure(f"event {env['seq']}: seat {seat} revealed a choice it never committed", env["seq"])
+                if engine.commitment(game_id, seat, step, part, shown["action"], shown["salt"]) != hashes[part]:
+                    raise Failure(f"event {env['seq']}: seat {seat}'s revealed choice does not match its commitment",
+                                  env["seq"])
+                checked += 1
+    return f"{checked} revealed choices match their commitments"
+
+
+def _revealed(env: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
+    if "choices" in env["data"]:
+        return {int(s): v for s, v in env["data"]["choices"].items()}
+    private = env.get("private", {})
+    missing = [s for s in env["data"].get("seats", []) if str(s) not in private]
+    if missing:
+        raise Failure(f"event {env['seq']}: private reveal of seat(s) {missing} is not in the record", env["seq"])
+    return {int(s): private[str(s)] for s in env["data"].get("seats", [])}
+
+
+def _normal(ev: Event) -> Any:
+    return json.loads(canonical_json(ev.to_dict()))
+
+
+def _compare(expected: Sequence[Event], envs: Sequence[Mapping[str, Any]], what: str) -> None:
+    for offset, ev in enumerate(expected):
+        if offset >= len(envs):
+            raise Failure(f"the record ends where the rules derive {ev.type} ({what})", envs[-1]["seq"] if envs else None)
+        env = envs[offset]
+        if _normal(ev) != _normal(to_event(env)):
+            raise Failure(f"event {env['seq']}: the rules derive {ev.type}, the record has a different "
+                          f"{env['type']} ({what})", env["seq"])
+
+
+def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -> str:
+    created = to_event(events[0])
+    n_setup = next((i for i, e in enumerate(events) if e["type"] in
+                    (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.GAME_SEALED)), len(events))
+    try:
+        table = engine.replay([to_event(e) for e in events[:n_setup]])
+    except (KifuError, KeyError, TypeError, ValueError) as exc:
+        raise Failure(f"the opening events do not replay: {exc}", 1) from None
+    if seed:
+        d = created.data
+        seats = [engine.Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"]]
+        try:
+            expected = engine.create(d["game"], d["game_id"], seats, bytes.fromhex(seed), d["options"],
+                                     created.hidden.get("deal") if HIDDEN in created.private else None)
+        except (KifuError, ValueError) as exc:
+            raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
+        _compare(expected, events[:n_setup], "deal from the seed")
+        if len(expected) != n_setup:
+            raise Failure("the opening has events the seed does not derive", min(n_setup, len(expected)) + 1)
+    i, actions = n_setup, 0
+    while i < len(events):
+        if events[i]["type"] == engine.GAME_SEALED:
+            i += 1
+            continue
+        expected = _derive_batch(table, events[i])
+        _compare(expected, events[i:], "re-running the rules on the recorded action")
+        table = engine.replay(expected, table)
+        i += len(expected)
+        actions += 1
+    outcome = f"; result {json.dumps(table.result)}" if table.result else "; game in progress"
+    return f"{actions} actions re-derived every event{outcome}"
+
+
+def _derive_batch(table: engine.Table, env: Mapping[str, Any]) -> list[Event]:
+    ev, seq = to_event(env), env["seq"]
+    seat, by = ev.data.get("seat"), ev.data.get("by")
+    try:
+        if ev.type == engine.ACTION_TAKEN:
+            return engine.decide(table, seat, ev.data["action"], by=by)
+        if ev.type == engine.CHOICE_COMMITTED:
+            secret = ev.private_for(seat)
+            if "action" not in secret:
+                raise Failure(f"event {seq}: the committed choice is not in the record (redacted?)", seq)
+            return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
+    except (KifuError, KeyError, TypeError, ValueError) as exc:
+        raise Failure(f"event {seq}: the rules refuse the recorded action: {exc}", seq) from None
+    raise Failure(f"event {seq}: {ev.type} does not follow from any recorded action", seq)

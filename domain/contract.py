@@ -1,0 +1,133 @@
+"""The per-game contract every game module implements, and its small helpers.
+
+A game is an object (usually the module's single ``RULES`` instance) with:
+
+* ``id``, ``name``, ``rules_version``, ``min_players``, ``max_players``;
+* ``options``: ``{name: Option}``, the catalogue's allowed values and defaults;
+* ``initial_state(options, n_seats)``: the state before any game event;
+* ``setup(options, n_seats, rng, deal) -> list[Event]``: the opening events.
+  All randomness of a game is drawn here from ``rng`` (a ``SeededRandom``), so
+  the auditor re-derives it from the seed; a ``deal`` replaces the shuffle;
+* ``evolve(state, event) -> state``: pure and total, no validation;
+* ``pending(state) -> Pending``: who must act, simultaneously or not;
+* ``legal_actions(state, seat) -> list[dict]``: every legal action, exactly as
+  the API accepts it;
+* ``decide(state, seat, action) -> list[Event]``: a sequential action's events,
+  or ``IllegalAction`` naming the rule;
+* ``validate_choice(state, seat, action) -> list[dict]``: for a simultaneous
+  phase, check a secret choice and split it into the parts revealed one by one
+  (most games: ``[action]``; a Kiri-ai program: its two steps);
+* ``resolve(state, part, choices) -> list[Event]``: once every choice is in,
+  the events of revealed part ``part`` (``choices`` maps seat -> that part);
+* ``view(state, viewer, reveal_all) -> dict``: the game-specific ``state`` of the
+  API view for a seat (or ``None``, a spectator); ``reveal_all`` once the game
+  is over (everything is public then);
+* ``phase(state) -> str``; ``outcome(state) -> dict | None``: the result;
+* ``bots``: ``{level: callable(state, seat, random.Random) -> action}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.errors import IllegalAction, InvalidOptions
+from domain.events import Event
+from domain.rng import SeededRandom
+
+
+@dataclass(frozen=True)
+class Pending:
+    """Who must act now.
+
+    ``simultaneous`` choices are committed secretly, then revealed together.
+    ``public_reveal=False`` keeps a revealed choice private to its seat (a San Ban
+    gamer-mode order is chosen at the same time as the opponent's but stays
+    secret): the reveal still binds the seat to its commitment, and the auditor
+    checks it once the game is over and everything is public.
+    """
+
+    seats: tuple[int, ...]
+    simultaneous: bool = False
+    public_reveal: bool = True
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, and either allowed ``choices`` or a ``check``."""
+
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+    kind: str = "string"
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+
+    def validate(self, name: str, value: Any) -> Any:
+        """Return ``value`` if acceptable, else raise ``InvalidOptions``."""
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}")
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise InvalidOptions(f"option {name!r}: {problem}")
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        """Catalogue form."""
+        out: dict[str, Any] = {"default": self.default, "description": self.description, "type": self.kind}
+        if self.choices is not None:
+            out["allowed"] = list(self.choices)
+        return out
+
+
+Bot = Callable[[Any, int, Any], Mapping[str, Any]]
+
+
+class Game(Protocol):
+    """What ``domain.engine`` needs of a game module."""
+
+    id: str
+    name: str
+    rules_version: str
+    min_players: int
+    max_players: int
+    options: Mapping[str, Option]
+    bots: Mapping[str, Bot]
+
+    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> Any: ...
+    def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
+              deal: Mapping[str, Any] | None) -> list[Event]: ...
+    def evolve(self, state: Any, event: Event) -> Any: ...
+    def pending(self, state: Any) -> Pending: ...
+    def legal_actions(self, state: Any, seat: int) -> list[dict[str, Any]]: ...
+    def decide(self, state: Any, seat: int, action: Mapping[str, Any]) -> list[Event]: ...
+    def validate_choice(self, state: Any, seat: int, action: Mapping[str, Any]) -> list[dict[str, Any]]: ...
+    def resolve(self, state: Any, part: int, choices: Mapping[int, Mapping[str, Any]]) -> list[Event]: ...
+    def view(self, state: Any, viewer: int | None, reveal_all: bool) -> dict[str, Any]: ...
+    def phase(self, state: Any) -> str: ...
+    def outcome(self, state: Any) -> dict[str, Any] | None: ...
+
+
+def require_fields(action: Mapping[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """Refuse an action with missing or unknown fields, naming them."""
+    missing = [f for f in required if f not in action]
+    if missing:
+        raise IllegalAction(f"action {action.get('type')!r} needs field(s): {', '.join(missing)}")
+    extra = sorted(set(action) - set(required) - set(optional) - {"type"})
+    if extra:
+        raise IllegalAction(f"action {action.get('type')!r} does not take field(s): {', '.join(extra)}")
+
+
+def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> list[int]:
+    """Competition ranks (1 = first, equal scores share a rank: 1, 1, 3)."""
+    sign = -1 if higher_is_better else 1
+    return [1 + sum(1 for other in scores if sign * other < sign * mine) for mine in scores]
+
+
+def result_from_scores(scores: Sequence[float], higher_is_better: bool = True, **extra: Any) -> dict[str, Any]:
+    """The API's result shape: scores, ranks and winners (+ game extras)."""
+    ranks = ranks_from_scores(scores, higher_is_better)
+    return {"scores": list(scores), "ranks": ranks,
+            "winners": [s for s, r in enumerate(ranks) if r == 1], **extra}

@@ -1,0 +1,291 @@
+"""The generic table: creation, the commit/reveal mechanism, turn order, results.
+
+Every game runs inside a ``Table``. The table handles what is the same for all
+five games, so no game writes it again:
+
+* ``game_created`` opens the log with options, seats, the seed's hash and the
+  rules version; a fixed deal is kept in its hidden part until the end;
+* a sequential action is recorded as ``action_taken`` and followed by the
+  game's own events;
+* a simultaneous choice is recorded as ``choice_committed``: one SHA-256
+  commitment per part (see ``commitment``), the action and salts private to the
+  seat. When every pending seat has chosen, each part is published in turn by a
+  ``choices_revealed`` event and resolved by the game (a Kiri-ai program has two
+  parts, revealed and resolved one after the other; a second part is never
+  revealed while the first resolves, and stays sealed if the first ends the game);
+* ``game_ended`` carries the result as soon as the game's ``outcome`` is known;
+* ``game_sealed`` (appended by the service with the ending) publishes the seed
+  and the head hash of the log before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from domain.canonical import canonical_json, sha256_hex
+from domain.contract import Game
+from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from domain.events import HIDDEN, Event
+from domain.registry import get_game
+from domain.rng import SeededRandom, seed_hash
+
+ENGINE_VERSION = "1"
+
+GAME_CREATED = "game_created"
+ACTION_TAKEN = "action_taken"
+CHOICE_COMMITTED = "choice_committed"
+CHOICES_REVEALED = "choices_revealed"
+GAME_ENDED = "game_ended"
+GAME_SEALED = "game_sealed"
+GENERIC_EVENTS = frozenset({GAME_CREATED, ACTION_TAKEN, CHOICE_COMMITTED, CHOICES_REVEALED,
+                            GAME_ENDED, GAME_SEALED})
+
+COMMON_OPTION_NAMES = ("move_timeout_s",)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat at the table: its number, the player's name and bot level (or None)."""
+
+    seat: int
+    name: str
+    bot: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "bot": self.bot}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A committed secret choice, known to the server only (from the private part)."""
+
+    action: Mapping[str, Any]
+    parts: tuple[Mapping[str, Any], ...]
+    salts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """The whole state of one game: generic bookkeeping around the game's own state."""
+
+    game_id: str
+    kind: str
+    options: Mapping[str, Any]
+    seats: tuple[Seat, ...]
+    seed_hash: str
+    rules_version: str
+    state: Any
+    version: int = 1
+    step: int = 0
+    commitments: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    choices: Mapping[int, Choice] = field(default_factory=dict)
+    result: Mapping[str, Any] | None = None
+    seed: str | None = None
+
+    @property
+    def game(self) -> Game:
+        return get_game(self.kind)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def sealed(self) -> bool:
+        return self.seed is not None
+
+    @property
+    def to_act(self) -> list[int]:
+        """Seats that must act now (a seat whose secret choice is in is not listed)."""
+        if self.finished:
+            return []
+        pending = self.game.pending(self.state)
+        return [s for s in pending.seats if s not in self.commitments]
+
+
+def commitment(game_id: str, seat: int, step: int, part: int, action: Mapping[str, Any], salt: str) -> str:
+    """SHA-256 over the canonical JSON of game id, seat, step, part, action and salt."""
+    payload = {"game": game_id, "seat": seat, "step": step, "part": part, "action": action, "salt": salt}
+    return sha256_hex(canonical_json(payload))
+
+
+def bot_levels(game: Game) -> list[str]:
+    """Bot levels a seat of ``game`` may use: ``random`` always, then the game's own."""
+    return ["random", *[level for level in game.bots if level != "random"]]
+
+
+def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Fill defaults and refuse unknown or invalid options, naming them."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(game.options) - set(COMMON_OPTION_NAMES))
+    if unknown:
+        raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}")
+    out = {name: spec.validate(name, options.get(name, spec.default)) for name, spec in game.options.items()}
+    timeout = options.get("move_timeout_s")
+    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1):
+        raise InvalidOptions("option 'move_timeout_s' must be a whole number of seconds >= 1, or null")
+    out["move_timeout_s"] = timeout
+    return out
+
+
+def create(kind: str, game_id: str, seats: Sequence[Seat], seed: bytes,
+           options: Mapping[str, Any] | None = None, deal: Mapping[str, Any] | None = None) -> list[Event]:
+    """The opening events of a new game (``game_created`` then the game's setup)."""
+    game = get_game(kind)
+    if not game.min_players <= len(seats) <= game.max_players:
+        raise InvalidOptions(f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}")
+    known_bots = bot_levels(game)
+    for bot in {s.bot for s in seats} - {None}:
+        if bot not in known_bots:
+            raise InvalidOptions(f"unknown bot {bot!r} for {game.id}; known: {', '.join(known_bots)}")
+    opts = normalize_options(game, options)
+    if deal is not None and not isinstance(deal, Mapping):
+        raise InvalidOptions("a fixed deal must be a JSON object")
+    created = Event(GAME_CREATED, {
+        "game_id": game_id, "game": game.id, "options": opts, "seats": [s.to_dict() for s in seats],
+        "seed_hash": seed_hash(seed), "rules_version": game.rules_version, "engine_version": ENGINE_VERSION,
+        "fixed_deal": deal is not None,
+    }, private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {})
+    return [created, *game.setup(opts, len(seats), SeededRandom(seed), deal)]
+
+
+def replay(events: Sequence[Event], table: Table | None = None) -> Table:
+    """Fold ``events`` into a table (from scratch when ``table`` is None)."""
+    for ev in events:
+        table = evolve(table, ev)
+    if table is None:
+        raise ValueError("no events to replay")
+    return table
+
+
+def evolve(table: Table | None, ev: Event) -> Table:
+    """Apply one event. Pure and total: validation happened in ``decide``."""
+    if table is None:
+        if ev.type != GAME_CREATED:
+            raise ValueError(f"a log starts with {GAME_CREATED}, not {ev.type}")
+        d = ev.data
+        game = get_game(d["game"])
+        seats = tuple(Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"])
+        return Table(game_id=d["game_id"], kind=d["game"], options=d["options"], seats=seats,
+                     seed_hash=d["seed_hash"], rules_version=d["rules_version"],
+                     state=game.initial_state(d["options"], len(seats)))
+    table = replace(table, version=table.version + 1)
+    if ev.type == ACTION_TAKEN:
+        return table
+    if ev.type == CHOICE_COMMITTED:
+        seat = ev.data["seat"]
+        secret = ev.private_for(seat)
+        choice = Choice(secret.get("action", {}), tuple(secret.get("parts", ())), tuple(secret.get("salts", ())))
+        return replace(table, commitments={**table.commitments, seat: tuple(ev.data["commitments"])},
+                       choices={**table.choices, seat: choice})
+    if ev.type == CHOICES_REVEALED:
+        parts = max((len(c) for c in table.commitments.values()), default=1)
+        if ev.data["part"] >= parts - 1:
+            return replace(table, step=table.step + 1, commitments={}, choices={})
+        return table
+    if ev.type == GAME_ENDED:
+        return replace(table, result=ev.data["result"])
+    if ev.type == GAME_SEALED:
+        return replace(table, seed=ev.data["seed"])
+    return replace(table, state=table.game.evolve(table.state, ev))
+
+
+def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
+    """Every legal action of ``seat`` now (empty when it is not to act)."""
+    if seat not in table.to_act:
+        return []
+    return table.game.legal_actions(table.state, seat)
+
+
+def decide(table: Table, seat: int, action: Mapping[str, Any], salts: Sequence[str] = (),
+           by: str | None = None) -> list[Event]:
+    """The events of ``seat`` taking ``action``, or an error naming the refused rule.
+
+    ``salts`` are fresh random strings for a secret choice (the service draws
+    them; the auditor passes the recorded ones). ``by`` marks an action not
+    taken by the player themself (``"timeout"``).
+    """
+    if table.finished:
+        raise GameOver("the game is over; no more actions are accepted")
+    if not isinstance(action, Mapping) or not isinstance(action.get("type"), str):
+        raise IllegalAction("an action is a JSON object with a string field 'type'")
+    if not 0 <= seat < len(table.seats):
+        raise NotYourTurn(f"there is no seat {seat}")
+    game = table.game
+    pending = game.pending(table.state)
+    if seat not in pending.seats:
+        waiting = ", ".join(map(str, table.to_act)) or "nobody"
+        raise NotYourTurn(f"seat {seat} is not to act now (waiting for seat(s) {waiting})")
+    extra = {"by": by} if by else {}
+    if not pending.simultaneous:
+        events = [Event(ACTION_TAKEN, {"seat": seat, "action": dict(action), **extra})]
+        events += game.decide(table.state, seat, action)
+        return _with_ending(table, events)
+    if seat in table.commitments:
+        raise NotYourTurn(f"seat {seat} has already made its secret choice for this step")
+    parts = game.validate_choice(table.state, seat, action)
+    if len(salts) < len(parts):
+        raise ValueError(f"a secret choice in {len(parts)} part(s) needs as many salts")
+    salts = tuple(salts[: len(parts)])
+    hashes = [commitment(table.game_id, seat, table.step, i, p, s) for i, (p, s) in enumerate(zip(parts, salts))]
+    committed = Event(CHOICE_COMMITTED, {"seat": seat, "step": table.step, "commitments": hashes, **extra},
+                      private={str(seat): {"action": dict(action), "parts": list(parts), "salts": list(salts)}})
+    after = evolve(table, committed)
+    if any(s not in after.commitments for s in pending.seats):
+        return [committed]
+    return _with_ending(table, [committed, *_reveal_and_resolve(after, pending.public_reveal)])
+
+
+def _reveal_and_resolve(table: Table, public: bool) -> list[Event]:
+    """Publish each part of every committed choice in turn and let the game resolve it.
+
+    A private reveal addresses each seat's part to that seat only.
+    """
+    events: list[Event] = []
+    n_parts = max(len(c.parts) for c in table.choices.values())
+    choices = dict(table.choices)
+    step = table.step
+    for part in range(n_parts):
+        shown = {str(s): {"action": c.parts[part], "salt": c.salts[part]}
+                 for s, c in sorted(choices.items()) if part < len(c.parts)}
+        if public:
+            reveal = Event(CHOICES_REVEALED, {"step": step, "part": part, "choices": shown})
+        else:
+            reveal = Event(CHOICES_REVEALED, {"step": step, "part": part, "seats": [int(s) for s in shown]},
+                           private={s: v for s, v in shown.items()})
+        table = evolve(table, reveal)
+        events.append(reveal)
+        for ev in table.game.resolve(table.state, part, {int(s): v["action"] for s, v in shown.items()}):
+            table = evolve(table, ev)
+            events.append(ev)
+        if table.game.outcome(table.state) is not None:
+            break
+    return events
+
+
+def _with_ending(table: Table, events: list[Event]) -> list[Event]:
+    """Append ``game_ended`` when these events finish the game."""
+    after = replay(events, table)
+    result = after.game.outcome(after.state)
+    if result is not None:
+        events.append(Event(GAME_ENDED, {"result": result}))
+    return events
+
+
+def seal(seed: bytes, head: str) -> Event:
+    """The last event of a finished game: the seed revealed and the head hash before it."""
+    return Event(GAME_SEALED, {"seed": seed.hex(), "head": head})
+
+
+def view(table: Table, viewer: int | None) -> dict[str, Any]:
+    """The generic part of a view around the game's own ``state``."""
+    return {
+        "status": "finished" if table.finished else "active",
+        "phase": "over" if table.finished else table.game.phase(table.state),
+        "to_act": table.to_act,
+        "committed": sorted(table.commitments),
+        "state": table.game.view(table.state, viewer, table.finished),
+        "result": dict(table.result) if table.result is not None else None,
+    }

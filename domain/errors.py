@@ -1,0 +1,27 @@
+"""Errors raised by the rules layer, each named for what went wrong."""
+
+from __future__ import annotations
+
+
+class KifuError(Exception):
+    """Base class: the message is meant for a person to read and act on."""
+
+
+class IllegalAction(KifuError):
+    """The action breaks a rule; the message names the rule."""
+
+
+class NotYourTurn(KifuError):
+    """The seat may not act now (another seat's turn, or its choice is already in)."""
+
+
+class GameOver(KifuError):
+    """The game has ended; no more actions are accepted."""
+
+
+class InvalidOptions(KifuError):
+    """Game options, seats or a fixed deal are not acceptable."""
+
+
+class UnknownGame(KifuError):
+    """No game is registered under that id."""

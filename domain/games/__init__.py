@@ -1,0 +1,3 @@
+"""Every game module; importing this package registers them all."""
+
+from domain.games import san_ban  # noqa: F401

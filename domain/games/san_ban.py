@@ -1,0 +1,1 @@
+"""Placeholder until the San Ban module lands (lead engineer)."""

@@ -1,0 +1,112 @@
+"""The games list read model and its queries (newest first, cursor paginated).
+
+Per game: a hash ``kifu:proj:game:<id>`` (the summary). Indexes are sorted sets
+whose members all have score 0 and sort lexicographically as
+``<10^13 - created_ms, 13 digits>:<id>``, so "newest first" is plain lexical
+order and a cursor is just the last member seen (``ZRANGEBYLEX (cursor``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import redis
+
+PREFIX = "kifu:proj"
+ALL_INDEX = f"{PREFIX}:idx:all"
+
+
+def summary_key(game_id: str) -> str:
+    return f"{PREFIX}:game:{game_id}"
+
+
+def index_key(field: str, value: str) -> str:
+    return f"{PREFIX}:idx:{field}:{value}"
+
+
+def sort_member(created_at: str, game_id: str) -> str:
+    millis = int(datetime.fromisoformat(created_at.replace("Z", "+00:00")).timestamp() * 1000)
+    return f"{10**13 - millis:013d}:{game_id}"
+
+
+def apply_events(pipe: redis.client.Pipeline, summary: Mapping[str, str], game_id: str,
+                 envs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Queue the read-model writes for ``envs`` on ``pipe``; return the new summary."""
+    summary = dict(summary)
+    for env in envs:
+        if env["type"] == "game_created":
+            summary = _created(pipe, game_id, env)
+        elif env["type"] == "game_ended":
+            member = summary["member"]
+            pipe.zrem(index_key("status", "active"), member)
+            pipe.zadd(index_key("status", "finished"), {member: 0})
+            summary["status"] = "finished"
+            summary["result"] = json.dumps(env["data"]["result"])
+        summary["version"] = str(env["seq"])
+        summary["updated_at"] = env["at"]
+    pipe.hset(summary_key(game_id), mapping=summary)
+    return summary
+
+
+def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) -> dict[str, str]:
+    data = env["data"]
+    member = sort_member(env["at"], game_id)
+    names = [s["name"] for s in data["seats"]]
+    for key in (ALL_INDEX, index_key("game", data["game"]), index_key("status", "active"),
+                *(index_key("player", n) for n in set(names))):
+        pipe.zadd(key, {member: 0})
+    return {"id": game_id, "game": data["game"], "status": "active", "member": member,
+            "seats": json.dumps(data["seats"]), "created_at": env["at"], "result": "null"}
+
+
+def query(client: redis.Redis, game: str | None = None, status: str | None = None, player: str | None = None,
+          limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+    """Games matching every given filter, newest first: ``{"items", "next"}``."""
+    filters = {k: v for k, v in (("player", player), ("game", game), ("status", status)) if v}
+    index = index_key(*next(iter(filters.items()))) if filters else ALL_INDEX
+    items: list[dict[str, Any]] = []
+    start = f"({cursor}" if cursor else "-"
+    while len(items) < limit:
+        members = client.zrangebylex(index, start, "+", start=0, num=max(limit, 50))
+        if not members:
+            return {"items": items, "next": None}
+        for raw in members:
+            member = raw.decode()
+            start = f"({member}"
+            item = _summary(client, member.split(":", 1)[1])
+            if item and all(_matches(item, k, v) for k, v in filters.items()):
+                items.append(item)
+                if len(items) == limit:
+                    return {"items": items, "next": member}
+    return {"items": items, "next": None}
+
+
+def _matches(item: Mapping[str, Any], field: str, value: str) -> bool:
+    if field == "player":
+        return any(s["name"] == value for s in item["seats"])
+    return item[field] == value
+
+
+def _summary(client: redis.Redis, game_id: str) -> dict[str, Any] | None:
+    raw = {k.decode(): v.decode() for k, v in client.hgetall(summary_key(game_id)).items()}
+    if not raw:
+        return None
+    return {"id": raw["id"], "game": raw["game"], "status": raw["status"], "seats": json.loads(raw["seats"]),
+            "version": int(raw["version"]), "created_at": raw["created_at"], "updated_at": raw["updated_at"],
+            "result": json.loads(raw["result"])}
+
+
+def dump(client: redis.Redis) -> dict[str, Any]:
+    """Every key of the model with its content (to compare live and rebuilt models)."""
+    out: dict[str, Any] = {}
+    for key in client.scan_iter(match=f"{PREFIX}:*"):
+        name = key.decode()
+        kind = client.type(key).decode()
+        if kind == "hash":
+            out[name] = {k.decode(): v.decode() for k, v in client.hgetall(key).items()}
+        elif kind == "zset":
+            out[name] = [m.decode() for m in client.zrange(key, 0, -1)]
+    return out

@@ -1,0 +1,103 @@
+"""The games resource: create, list, view, act, events (and SSE), replay, record, audit."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from projections import games_list
+from service.api import bearer_token, service
+from service.api.schemas import ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema, ReplayQuerySchema
+from service.api.sse import event_stream
+
+bp = Blueprint("games", __name__, url_prefix="/v1/games")
+
+
+def _json_body() -> dict:
+    body = request.get_json(force=True, silent=False)
+    if not isinstance(body, dict):
+        from marshmallow import ValidationError
+
+        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+    return body
+
+
+def _caller(game_id: str) -> int | None:
+    return service().seat_of(game_id, bearer_token())
+
+
+@bp.post("")
+def create_game() -> ResponseReturnValue:
+    body = CreateGameSchema().load(_json_body())
+    answer = service().create_game(body["game"], body["players"], body["options"], body["deal"],
+                                   request.headers.get("Idempotency-Key"))
+    return jsonify(answer), 201
+
+
+@bp.get("")
+def list_games() -> ResponseReturnValue:
+    query = ListQuerySchema().load(request.args.to_dict())
+    return jsonify(games_list.query(service().store.redis, **query))
+
+
+@bp.get("/<game_id>")
+def get_game(game_id: str) -> ResponseReturnValue:
+    return jsonify(service().view(game_id, _caller(game_id)))
+
+
+@bp.get("/<game_id>/actions")
+def legal_actions(game_id: str) -> ResponseReturnValue:
+    return jsonify(service().legal_actions(game_id, _caller(game_id)))
+
+
+@bp.post("/<game_id>/actions")
+def take_action(game_id: str) -> ResponseReturnValue:
+    seat = _caller(game_id)
+    body = ActionSchema().load(_json_body())
+    expected = body["expected_version"]
+    if expected is None and request.headers.get("If-Match"):
+        expected = _if_match_version()
+    answer = service().act(game_id, seat, body["action"], expected, request.headers.get("Idempotency-Key"))
+    return jsonify(answer), 201
+
+
+def _if_match_version() -> int:
+    from marshmallow import ValidationError
+
+    raw = request.headers["If-Match"].strip().strip('"')
+    if not raw.isdigit():
+        raise ValidationError({"If-Match": ["must be the expected version number"]})
+    return int(raw)
+
+
+@bp.get("/<game_id>/events")
+def events(game_id: str) -> ResponseReturnValue:
+    query = EventsQuerySchema().load(request.args.to_dict())
+    return jsonify(service().events(game_id, _caller(game_id), query["after"], query["limit"]))
+
+
+@bp.get("/<game_id>/events/stream")
+def events_stream(game_id: str) -> ResponseReturnValue:
+    viewer = _caller(game_id)
+    query = EventsQuerySchema().load({k: v for k, v in request.args.items() if k == "after"})
+    last_id = request.headers.get("Last-Event-ID", "")
+    after = int(last_id) if last_id.isdigit() else query["after"]
+    return event_stream(service(), game_id, viewer, after, current_app.config)
+
+
+@bp.get("/<game_id>/replay")
+def replay(game_id: str) -> ResponseReturnValue:
+    viewer = _caller(game_id)
+    query = ReplayQuerySchema().load(request.args.to_dict())
+    return jsonify(service().replay(game_id, query["step"], query["as_"], viewer))
+
+
+@bp.get("/<game_id>/record")
+def record(game_id: str) -> ResponseReturnValue:
+    return jsonify(service().record(game_id, _caller(game_id)))
+
+
+@bp.get("/<game_id>/audit")
+def audit(game_id: str) -> ResponseReturnValue:
+    _caller(game_id)
+    return jsonify(service().audit(game_id))

@@ -1,0 +1,51 @@
+"""Liveness, readiness and Prometheus metrics.
+
+Request counters live in one Redis hash so that every gunicorn worker adds
+to the same numbers.
+"""
+
+from __future__ import annotations
+
+import redis
+from flask import Blueprint, Response, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from service.api import service
+
+bp = Blueprint("ops", __name__)
+METRICS_KEY = "kifu:metrics:http"
+
+
+@bp.get("/healthz")
+def healthz() -> ResponseReturnValue:
+    return jsonify({"status": "ok"})
+
+
+@bp.get("/readyz")
+def readyz() -> ResponseReturnValue:
+    try:
+        service().store.redis.ping()
+    except redis.RedisError as exc:
+        return jsonify({"status": "unavailable", "redis": str(exc)}), 503
+    return jsonify({"status": "ready"})
+
+
+@bp.get("/metrics")
+def metrics() -> ResponseReturnValue:
+    client = service().store.redis
+    lines = ["# HELP kifu_http_requests_total HTTP requests by method, route and status.",
+             "# TYPE kifu_http_requests_total counter"]
+    for field, value in sorted(client.hgetall(METRICS_KEY).items()):
+        lines.append(f"kifu_http_requests_total{{{field.decode()}}} {int(value)}")
+    return Response("\n".join(lines) + "\n", mimetype="text/plain; version=0.0.4")
+
+
+def count_request(response: Response) -> Response:
+    """after_request hook: count the request by method, route rule and status."""
+    rule = request.url_rule.rule if request.url_rule else "unmatched"
+    labels = f'method="{request.method}",route="{rule}",status="{response.status_code}"'
+    try:
+        service().store.redis.hincrby(METRICS_KEY, labels, 1)
+    except redis.RedisError:
+        pass
+    return response

@@ -1,0 +1,47 @@
+"""Server-Sent Events for a game's log, resumable with ``Last-Event-ID``.
+
+Each event is sent as ``id: <seq>``, ``event: <type>``, ``data: <envelope JSON>``
+(redacted for the caller like ``GET /events``). The stream ends after the
+game's ``game_sealed`` event, or after ``SSE_MAX_SECONDS`` (the client
+reconnects with ``Last-Event-ID``); a comment line is sent as a heartbeat.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from flask import Response, stream_with_context
+
+from domain.engine import GAME_SEALED
+from service.games import GameService, visible_envelope
+
+
+def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int,
+                 config: Mapping[str, Any]) -> Response:
+    """The streaming response (the game's existence is checked before streaming starts)."""
+    svc.tables.load(game_id)
+    frames = _frames(svc, game_id, viewer, after, float(config["SSE_MAX_SECONDS"]),
+                     int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000))
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(frames), mimetype="text/event-stream", headers=headers)
+
+
+def _frames(svc: GameService, game_id: str, viewer: int | None, after: int, max_s: float,
+            heartbeat_ms: int) -> Iterator[str]:
+    deadline = time.monotonic() + max_s
+    yield "retry: 1000\n\n"
+    while time.monotonic() < deadline:
+        envs = svc.store.read(game_id, after, 500) or svc.store.wait_for(game_id, after, heartbeat_ms)
+        if not envs:
+            yield ": heartbeat\n\n"
+            continue
+        table, _head = svc.tables.load(game_id)
+        for env in envs:
+            shown = visible_envelope(env, viewer, table.finished)
+            yield f"id: {env['seq']}\nevent: {env['type']}\ndata: {json.dumps(shown)}\n\n"
+            after = env["seq"]
+            if env["type"] == GAME_SEALED:
+                return

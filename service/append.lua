@@ -1,0 +1,43 @@
+-- Conditional append of one command's events to a game's stream.
+-- KEYS: 1 log stream, 2 head hash, 3 partition feed stream, 4 idempotency record, 5 meta hash
+-- ARGV: 1 expected version, 2 expected head hash, 3 game id, 4 use idempotency ("1"/"0"),
+--       5 idempotency record value, 6 idempotency ttl seconds, 7 new head hash,
+--       8 number of meta pairs M, 9 number of events N,
+--       then M field/value pairs for the meta hash, then N event envelopes (JSON).
+-- Returns {"ok", new_version} | {"conflict", current_version} | {"duplicate", record}.
+-- Everything is validated before the first write (Lua scripts do not roll back).
+local expected = tonumber(ARGV[1])
+local meta_pairs = tonumber(ARGV[8])
+local n_events = tonumber(ARGV[9])
+if expected == nil or meta_pairs == nil or n_events == nil or n_events < 1 then
+  return redis.error_reply("ERR kifu append: bad numeric argument")
+end
+if #ARGV ~= 9 + 2 * meta_pairs + n_events then
+  return redis.error_reply("ERR kifu append: wrong number of arguments")
+end
+for i = 1, n_events do
+  if string.len(ARGV[9 + 2 * meta_pairs + i]) == 0 then
+    return redis.error_reply("ERR kifu append: empty event")
+  end
+end
+if ARGV[4] == "1" then
+  local prior = redis.call("GET", KEYS[4])
+  if prior then return {"duplicate", prior} end
+end
+local current = tonumber(redis.call("HGET", KEYS[2], "version") or "0")
+local head = redis.call("HGET", KEYS[2], "hash") or string.rep("0", 64)
+if current ~= expected or head ~= ARGV[2] then
+  return {"conflict", tostring(current)}
+end
+for i = 1, n_events do
+  redis.call("XADD", KEYS[1], tostring(current + i) .. "-0", "e", ARGV[9 + 2 * meta_pairs + i])
+end
+redis.call("HSET", KEYS[2], "version", tostring(current + n_events), "hash", ARGV[7])
+for i = 1, meta_pairs do
+  redis.call("HSET", KEYS[5], ARGV[8 + 2 * i - 1], ARGV[8 + 2 * i])
+end
+redis.call("XADD", KEYS[3], "*", "g", ARGV[3], "from", tostring(current + 1), "to", tostring(current + n_events))
+if ARGV[4] == "1" then
+  redis.call("SET", KEYS[4], ARGV[5], "EX", tonumber(ARGV[6]) or 86400)
+end
+return {"ok", tostring(current + n_events)}

@@ -1,0 +1,156 @@
+"""The ``kifu`` command: serve, worker, projector, run, verify, rebuild-projections, bench."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import redis
+
+
+def _redis() -> redis.Redis:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        raise click.UsageError("set REDIS_URL (or use 'kifu run', which starts an embedded Redis)")
+    return redis.Redis.from_url(url)
+
+
+@click.group()
+def main() -> None:
+    """Kifu: an event-sourced card-game service with verifiable game records."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=lambda: int(os.environ.get("PORT", 8000)), show_default="$PORT or 8000")
+@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes")
+@click.option("--threads", default=16, show_default=True, help="threads per worker (SSE holds one)")
+def serve(host: str, port: int, workers: int, threads: int) -> None:
+    """Run the REST API under gunicorn."""
+    _redis()
+    args = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", str(workers), "--threads", str(threads),
+            "-b", f"{host}:{port}", "--access-logfile", "-", "--graceful-timeout", "5",
+            "service.api:create_app()"]
+    os.execv(sys.executable, args)
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="stop when the queue is empty")
+def worker(burst: bool) -> None:
+    """Run an RQ worker (with the scheduler) for bot turns and move timeouts."""
+    from rq import Queue, SimpleWorker
+
+    from workers.scheduling import QUEUE_NAME
+
+    client = _redis()
+    SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(
+        burst=burst, with_scheduler=True, logging_level="WARNING")
+
+
+@main.command()
+def projector() -> None:
+    """Run the projector: games list and snapshots, from every partition's feed."""
+    from projections.projector import Projector
+    from service.store import EventStore
+
+    proj = Projector(EventStore(_redis()))
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    try:
+        while not stop["now"]:
+            proj.run_once(block_ms=1000)
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command("rebuild-projections")
+def rebuild_projections() -> None:
+    """Drop every read model and snapshot and rebuild them from the log."""
+    from projections.projector import rebuild
+    from service.store import EventStore
+
+    click.echo(f"rebuilt from {rebuild(EventStore(_redis()))} feed entries")
+
+
+@main.command()
+@click.argument("record_file", type=click.File("r"))
+def verify(record_file: Any) -> None:
+    """Verify a game record offline (exit 0 when verified, 1 otherwise)."""
+    from domain.audit import verify_record
+
+    try:
+        record = json.load(record_file)
+    except json.JSONDecodeError as exc:
+        raise click.ClickException(f"not JSON: {exc}") from None
+    report = verify_record(record)
+    for check in report["checks"]:
+        mark = "ok  " if check["ok"] else "FAIL"
+        click.echo(f"{mark} {check['name']}: {check['detail']}")
+    click.echo(("VERIFIED" if report["verified"] else "NOT VERIFIED") + f" head {report['head']}")
+    sys.exit(0 if report["verified"] else 1)
+
+
+@main.command()
+@click.argument("which", nargs=-1)
+@click.option("--url", default=None, help="API base URL for the HTTP benchmark (e.g. http://127.0.0.1:8000)")
+def bench(which: tuple[str, ...], url: str | None) -> None:
+    """Print benchmark figures (domain, store, load, api). Nothing is asserted."""
+    from bench import run_all
+
+    run_all(list(which), url)
+
+
+@main.command()
+@click.option("--port", default=lambda: int(os.environ.get("PORT", 8000)), show_default="$PORT or 8000")
+@click.option("--data", default=".run", show_default=True, help="directory for the embedded Redis")
+def run(port: int, data: str) -> None:
+    """Start everything: Redis (embedded unless REDIS_URL is set), API, worker, projector."""
+    from service.redis_server import EmbeddedRedis
+
+    embedded = None
+    if not os.environ.get("REDIS_URL"):
+        embedded = EmbeddedRedis(Path(data) / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", 0)) or None)
+        embedded.start()
+        os.environ["REDIS_URL"] = embedded.url
+        click.echo(f"embedded Redis at {embedded.url} (AOF, appendfsync always) in {data}/redis")
+    env = dict(os.environ)
+    kifu = [sys.executable, "-m", "service.cli"]
+    children = [subprocess.Popen([*kifu, "serve", "--port", str(port)], env=env),
+                subprocess.Popen([*kifu, "worker"], env=env),
+                subprocess.Popen([*kifu, "projector"], env=env)]
+    click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
+    _wait_and_stop(children, embedded)
+
+
+def _wait_and_stop(children: list[subprocess.Popen[bytes]], embedded: Any) -> None:
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        while all(c.poll() is None for c in children):
+            try:
+                children[0].wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        if embedded is not None:
+            embedded.stop()
+        click.echo("Kifu stopped.")
+
+
+if __name__ == "__main__":
+    main()

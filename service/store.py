@@ -1,0 +1,149 @@
+"""The event store: one Redis Stream per game, appended by one Lua script.
+
+Keys of a game share the hash tag of its partition ``{pN}`` (N from the game
+id), which is also the tag of that partition's global feed, so the append
+script runs unchanged on Redis Cluster:
+
+* ``kifu:{pN}:game:<id>:log`` - the events; entry id ``<seq>-0`` is event ``seq``;
+* ``kifu:{pN}:game:<id>:head`` - ``version`` and ``hash`` of the last event
+  (never derived from XLEN, which changes if a stream is trimmed);
+* ``kifu:{pN}:game:<id>:meta`` - server-only facts: the secret seed until the
+  end, seat-token hashes, bot provenance;
+* ``kifu:{pN}:idem:<id>:<key>`` - idempotency records;
+* ``kifu:{pN}:feed`` - one entry per appended command ``{g, from, to}``,
+  read by the projectors through a consumer group.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from domain.record import GENESIS
+
+APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()
+DEFAULT_PARTITIONS = 16
+IDEMPOTENCY_TTL_S = 24 * 3600
+
+
+class VersionConflict(Exception):
+    """The game moved on: ``current`` is its version now."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"version conflict: the game is at version {current}")
+        self.current = current
+
+
+class DuplicateCommand(Exception):
+    """The idempotency key was used before: ``record`` is what the first call stored."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        super().__init__("duplicate command")
+        self.record = record
+
+
+@dataclass(frozen=True)
+class Head:
+    """A game's last event number and hash (version 0: no such game)."""
+
+    version: int
+    hash: str
+
+
+class EventStore:
+    """Append-only game logs on Redis Streams."""
+
+    def __init__(self, client: redis.Redis, partitions: int = DEFAULT_PARTITIONS, prefix: str = "kifu") -> None:
+        self.redis = client
+        self.partitions = partitions
+        self.prefix = prefix
+        self._append = client.register_script(APPEND_SCRIPT)
+
+    def partition(self, game_id: str) -> int:
+        """The partition of a game: CRC-32 of its id modulo the partition count."""
+        return zlib.crc32(game_id.encode()) % self.partitions
+
+    def _tag(self, game_id: str) -> str:
+        return f"{self.prefix}:{{p{self.partition(game_id)}}}"
+
+    def log_key(self, game_id: str) -> str:
+        return f"{self._tag(game_id)}:game:{game_id}:log"
+
+    def head_key(self, game_id: str) -> str:
+        return f"{self._tag(game_id)}:game:{game_id}:head"
+
+    def meta_key(self, game_id: str) -> str:
+        return f"{self._tag(game_id)}:game:{game_id}:meta"
+
+    def idem_key(self, game_id: str, key: str) -> str:
+        return f"{self._tag(game_id)}:idem:{game_id}:{key}"
+
+    def feed_key(self, partition: int) -> str:
+        return f"{self.prefix}:{{p{partition}}}:feed"
+
+    def append(self, game_id: str, envelopes: Sequence[Mapping[str, Any]], expected_version: int,
+               expected_hash: str, idempotency: tuple[str, Mapping[str, Any]] | None = None,
+               meta: Mapping[str, str] | None = None) -> int:
+        """Append a command's events atomically; return the new version.
+
+        Raises ``VersionConflict`` if the head moved and ``DuplicateCommand`` if
+        the idempotency key was seen before (nothing is written in either case).
+        """
+        if not envelopes:
+            raise ValueError("nothing to append")
+        if envelopes[0]["seq"] != expected_version + 1:
+            raise ValueError("envelopes must start right after the expected version")
+        idem_key, idem_record = idempotency or ("", {})
+        meta_args = [x for pair in (meta or {}).items() for x in pair]
+        keys = [self.log_key(game_id), self.head_key(game_id), self.feed_key(self.partition(game_id)),
+                self.idem_key(game_id, idem_key or "-"), self.meta_key(game_id)]
+        args = [expected_version, expected_hash, game_id, "1" if idem_key else "0",
+                json.dumps(idem_record), IDEMPOTENCY_TTL_S, envelopes[-1]["hash"], len(meta_args) // 2,
+                len(envelopes), *meta_args, *(json.dumps(e, separators=(",", ":")) for e in envelopes)]
+        status, value = self._append(keys=keys, args=args)
+        status = status.decode() if isinstance(status, bytes) else status
+        if status == "conflict":
+            raise VersionConflict(int(value))
+        if status == "duplicate":
+            raise DuplicateCommand(json.loads(value))
+        return int(value)
+
+    def head(self, game_id: str) -> Head:
+        """The game's head (version 0 when it does not exist)."""
+        version, digest = self.redis.hmget(self.head_key(game_id), "version", "hash")
+        return Head(int(version or 0), (digest or GENESIS.encode()).decode())
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        """Envelopes with ``seq > after`` in order (at most ``limit``)."""
+        entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
+        return [json.loads(fields[b"e"]) for _id, fields in entries]
+
+    def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]:
+        """Every envelope, read in batches."""
+        after = 0
+        while True:
+            chunk = self.read(game_id, after, batch)
+            yield from chunk
+            if len(chunk) < batch:
+                return
+            after = chunk[-1]["seq"]
+
+    def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
+        """Block until events after ``after`` exist (or ``block_ms`` passes)."""
+        got = self.redis.xread({self.log_key(game_id): f"{after}-0"}, block=block_ms, count=500)
+        return [json.loads(fields[b"e"]) for _stream, entries in got for _id, fields in entries]
+
+    def meta(self, game_id: str) -> dict[str, str]:
+        """The server-only meta hash of a game."""
+        return {k.decode(): v.decode() for k, v in self.redis.hgetall(self.meta_key(game_id)).items()}
+
+    def idempotency_record(self, game_id: str, key: str) -> dict[str, Any] | None:
+        """The stored first answer for ``key``, if any."""
+        raw = self.redis.get(self.idem_key(game_id, key))
+        return json.loads(raw) if raw else None

@@ -1,0 +1,115 @@
+"""The event store against a real Redis: conditional append, chain, idempotency, races."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+import redis
+
+from domain.events import Event
+from domain.record import GENESIS, envelopes
+from service.store import DuplicateCommand, EventStore, VersionConflict
+
+
+def game_id() -> str:
+    return "t" + uuid.uuid4().hex[:10]
+
+
+def batch(n: int, first: int = 1, prev: str = GENESIS, tag: str = "x") -> list[dict]:
+    return envelopes([Event("thing_happened", {"i": i, "tag": tag}) for i in range(n)], first, prev,
+                     "2026-01-01T00:00:00.000Z")
+
+
+@pytest.fixture
+def store(redis_client: redis.Redis) -> EventStore:
+    return EventStore(redis_client, partitions=4)
+
+
+def test_new_stream_append_and_range_reads(store: EventStore) -> None:
+    gid = game_id()
+    envs = batch(3)
+    assert store.append(gid, envs, 0, GENESIS) == 3
+    assert store.read(gid) == envs
+    assert store.read(gid, after=1, limit=1) == envs[1:2]
+    assert store.head(gid).version == 3 and store.head(gid).hash == envs[-1]["hash"]
+    entry_ids = [i.decode() for i, _ in store.redis.xrange(store.log_key(gid))]
+    assert entry_ids == ["1-0", "2-0", "3-0"]
+
+
+def test_expected_version_matrix(store: EventStore) -> None:
+    gid = game_id()
+    with pytest.raises(VersionConflict) as err:  # existing-stream append on a new stream
+        store.append(gid, batch(1, first=2), 1, GENESIS)
+    assert err.value.current == 0
+    first = batch(2)
+    store.append(gid, first, 0, GENESIS)
+    with pytest.raises(VersionConflict):  # new-stream append on an existing stream
+        store.append(gid, batch(1), 0, GENESIS)
+    with pytest.raises(VersionConflict):  # right version, wrong head hash
+        store.append(gid, batch(1, first=3), 2, GENESIS)
+    assert store.append(gid, batch(1, first=3, prev=first[-1]["hash"]), 2, first[-1]["hash"]) == 3
+    assert len(store.read(gid)) == 3
+
+
+def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
+    gid = game_id()
+    envs = batch(2)
+    store.append(gid, envs, 0, GENESIS)
+    before = store.redis.dump(store.log_key(gid))
+    with pytest.raises(VersionConflict):
+        store.append(gid, batch(5, first=2, prev=envs[-1]["hash"]), 1, envs[0]["hash"])
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        store._append(keys=[store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m"],
+                      args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "{}"])
+    assert store.redis.dump(store.log_key(gid)) == before
+    assert store.head(gid).version == 2
+
+
+def test_idempotency_returns_the_first_record_and_appends_nothing(store: EventStore) -> None:
+    gid = game_id()
+    envs = batch(1)
+    store.append(gid, envs, 0, GENESIS, idempotency=("key-1", {"first": 1}))
+    with pytest.raises(DuplicateCommand) as dup:
+        store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"],
+                     idempotency=("key-1", {"first": 2}))
+    assert dup.value.record == {"first": 1}
+    assert store.head(gid).version == 1
+
+
+def test_feed_gets_one_entry_per_command_in_the_games_partition(store: EventStore) -> None:
+    gid = game_id()
+    store.append(gid, batch(2), 0, GENESIS)
+    entries = store.redis.xrange(store.feed_key(store.partition(gid)))
+    assert [(f[b"g"], f[b"from"], f[b"to"]) for _, f in entries] == [(gid.encode(), b"1", b"2")]
+    tags = {k.split("}")[0] for k in (store.log_key(gid), store.head_key(gid), store.meta_key(gid),
+                                      store.feed_key(store.partition(gid)))}
+    assert len(tags) == 1  # one hash tag: the script runs on Redis Cluster too
+
+
+def test_twenty_concurrent_writers_one_winner_per_version(store: EventStore) -> None:
+    gid = game_id()
+    store.append(gid, batch(1), 0, GENESIS)
+    head = store.head(gid)
+    results: list[str] = []
+    barrier = threading.Barrier(20)
+
+    def writer(i: int) -> None:
+        envs = batch(2, first=2, prev=head.hash, tag=f"w{i}")
+        barrier.wait()
+        try:
+            store.append(gid, envs, 1, head.hash)
+            results.append("ok")
+        except VersionConflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["conflict"] * 19 + ["ok"]
+    log = store.read(gid)
+    assert [e["seq"] for e in log] == [1, 2, 3]
+    assert len({e["data"]["tag"] for e in log[1:]}) == 1
