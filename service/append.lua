@@ -34,7 +34,7 @@ for i = 1, n_events do
 end
 redis.call("HSET", KEYS[2], "version", tostring(current + n_events), "hash", ARGV[7])
 for i = 1, meta_pairs do
-  redis.call("HSET", KEYS[5], ARGV[8 + 2 * i - 1], ARGV[8 + 2 * i])
+  redis.call("HSET", KEYS[5], ARGV[9 + 2 * i - 1], ARGV[9 + 2 * i])
 end
 redis.call("XADD", KEYS[3], "*", "g", ARGV[3], "from", tostring(current + 1), "to", tostring(current + n_events))
 if ARGV[4] == "1" then

@@ -1,0 +1,175 @@
+"""The REST API on the toy game: errors, idempotency, conflicts and hidden information."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.support.api import Seat, create
+
+TWO = [{"name": "ann"}, {"name": "bob"}]
+
+
+def play_round(ann: Seat, bob: Seat, a: int, b: int) -> None:
+    assert ann.act({"type": "pick", "n": a}).status_code == 201
+    assert bob.act({"type": "pick", "n": b}).status_code == 201
+    loser = bob if a >= b else ann
+    assert loser.act({"type": "ack"}).status_code == 201
+
+
+def test_create_returns_tokens_once_and_the_view(client: FlaskClient) -> None:
+    r = client.post("/v1/games", json={"game": "toy", "players": TWO})
+    assert r.status_code == 201
+    body = r.json
+    assert [s["seat"] for s in body["seats"]] == [0, 1] and all(s["token"] for s in body["seats"])
+    assert body["status"] == "active" and body["to_act"] == [0, 1] and body["version"] == 2
+    view = client.get(f"/v1/games/{body['id']}").json
+    assert "token" not in json.dumps(view)
+    stored = json.dumps(client.application.extensions["kifu"].store.meta(body["id"]))
+    assert body["seats"][0]["token"] not in stored  # tokens are kept only as hashes
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"players": TWO}, "game"),
+    ({"game": "toy"}, "players"),
+    ({"game": "toy", "players": [{"name": ""}, {"name": "b"}]}, "players"),
+    ({"game": "toy", "players": TWO, "colour": "red"}, "colour"),
+    ({"game": "toy", "players": "ann"}, "players"),
+])
+def test_create_refuses_bad_bodies_with_field_errors(client: FlaskClient, body: dict, field: str) -> None:
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 422 and r.content_type == "application/problem+json"
+    assert field in r.json["errors"]
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"game": "chess", "players": TWO}, "unknown game"),
+    ({"game": "toy", "players": TWO[:1]}, "needs 2-2 players"),
+    ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, "must be one of"),
+    ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, "unknown bot"),
+])
+def test_create_refuses_bad_games_with_a_reason(client: FlaskClient, body: dict, words: str) -> None:
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 422 and words in r.json["detail"]
+
+
+def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
+    for path in ("/v1/games", "/v1/audits"):
+        r = client.post(path, data="{nope", content_type="application/json")
+        assert r.status_code == 400 and r.content_type == "application/problem+json"
+
+
+def test_unknown_game_token_turn_and_version_errors(client: FlaskClient) -> None:
+    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    assert client.get("/v1/games/nope").status_code == 404
+    assert client.get(f"/v1/games/{game_id}", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get(f"/v1/games/{game_id}", headers={"Authorization": "Basic x"}).status_code == 401
+    assert spectator.act({"type": "pick", "n": 1}).status_code == 401
+    assert ann.act({"type": "ack"}).status_code == 422
+    stale = ann.act({"type": "pick", "n": 1}, expected_version=1)
+    assert stale.status_code == 409 and stale.json["current_version"] == 2
+    assert ann.act({"type": "pick", "n": 1}, expected_version=2).status_code == 201
+    again = ann.act({"type": "pick", "n": 2})
+    assert again.status_code == 403 and "already made its secret choice" in again.json["detail"]
+    assert bob.act({"type": "pick", "n": 1}).status_code == 201
+    assert ann.act({"type": "ack"}).status_code == 403  # bob lost the round: his turn
+
+
+def test_idempotency_key_returns_the_first_answer(client: FlaskClient) -> None:
+    game_id, (ann, _bob, _s) = create(client, "toy", TWO)
+    headers = {**ann.headers, "Idempotency-Key": "k1"}
+    first = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 2}}, headers=headers)
+    second = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 2}}, headers=headers)
+    assert first.status_code == second.status_code == 201 and first.json == second.json
+    assert ann.get().json["version"] == 3
+    other = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 3}}, headers=headers)
+    assert other.status_code == 422 and "Idempotency-Key" in other.json["detail"]
+
+
+def test_create_with_idempotency_key_returns_the_same_game_and_tokens(client: FlaskClient) -> None:
+    body = {"game": "toy", "players": TWO}
+    first = client.post("/v1/games", json=body, headers={"Idempotency-Key": "c1"})
+    second = client.post("/v1/games", json=body, headers={"Idempotency-Key": "c1"})
+    assert first.json["id"] == second.json["id"] and first.json["seats"] == second.json["seats"]
+
+
+SECRET_PICK = {"type": "pick", "n": 3}
+
+
+def everything_seat_1_can_read(client: FlaskClient, bob: Seat, game_id: str) -> str:
+    texts = [bob.get().data, bob.get("/actions").data, bob.get("/events").data, bob.get("/record").data,
+             bob.get("/audit").data]
+    texts += [bob.get(f"/replay?step={n}").data for n in range(1, bob.get().json["version"] + 1)]
+    texts += [bob.get(f"/replay?step={n}&as=1").data for n in range(1, bob.get().json["version"] + 1)]
+    return b"\n".join(texts).decode()
+
+
+def test_no_endpoint_shows_another_seats_hand_or_unrevealed_choice(client: FlaskClient) -> None:
+    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    cards = ann.get().json["state"]["cards"]
+    assert len(cards) == 3
+    salt_answer = ann.act(SECRET_PICK).json
+    salt = salt_answer["events"][0]["data"]["private"]["0"]["salts"][0]
+    for reader in (bob, spectator):
+        seen = everything_seat_1_can_read(client, reader, game_id)
+        assert salt not in seen
+        assert '"private":{"0"' not in seen.replace(" ", "") and '"choices"' not in seen
+        assert '"cards":[' not in seen.replace(" ", "")
+        assert all(e["data"].get("private", {}).keys() <= {"1"} for e in reader.get("/events").json["items"])
+    assert bob.get("/replay?step=3&as=0").status_code == 403
+    assert ann.get("/replay?step=3&as=0").status_code == 200
+
+
+def test_after_the_end_everything_is_public(client: FlaskClient) -> None:
+    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    cards = ann.get().json["state"]["cards"]
+    for a, b in ((3, 1), (1, 2), (2, 2)):
+        play_round(ann, bob, a, b)
+    view = spectator.get().json
+    assert view["status"] == "finished" and view["result"]["scores"] == [3, 2]  # the tie scores nothing
+    assert view["state"]["cards"] == cards
+    events = spectator.get("/events").json["items"]
+    assert events[-1]["type"] == "game_sealed" and events[1]["data"]["private"]["0"]["cards"] == cards
+    past = spectator.get("/replay?step=3&as=1").json
+    assert past["view"]["state"]["cards"] is None  # what bob knew then
+    assert "private" not in past["event"]["data"]
+    record = spectator.get("/record").json
+    assert record["complete"] and record["seed"]
+    audit = client.post("/v1/audits", json=record).json
+    assert audit["verified"], audit
+    assert spectator.get("/audit").json["verified"]
+
+
+def test_replay_steps_and_bounds(client: FlaskClient) -> None:
+    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    ann.act({"type": "pick", "n": 1})
+    r = spectator.get("/replay?step=1").json
+    assert r["step"] == 1 and r["event"]["type"] == "game_created" and r["view"]["version"] == 1
+    assert spectator.get("/replay?step=0").status_code == 422
+    assert spectator.get("/replay?step=99").status_code == 422
+    assert spectator.get("/replay").status_code == 422
+    assert spectator.get("/replay?step=x").status_code == 422
+
+
+def test_events_paginate(client: FlaskClient) -> None:
+    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    play_round(ann, bob, 1, 2)
+    page = spectator.get("/events?limit=2").json
+    assert [e["seq"] for e in page["items"]] == [1, 2] and page["next"] == 2
+    rest = spectator.get(f"/events?after={page['next']}&limit=100").json
+    assert rest["items"][0]["seq"] == 3 and rest["next"] is None
+    assert rest["items"][0]["prev"] == page["items"][-1]["hash"]
+    assert spectator.get("/events?limit=0").status_code == 422
+
+
+def test_catalog_health_and_metrics(client: FlaskClient) -> None:
+    games = {g["id"]: g for g in client.get("/v1/catalog").json["games"]}
+    assert games["toy"]["options"]["rounds"]["allowed"] == [1, 2, 3]
+    assert "move_timeout_s" in games["toy"]["options"]
+    assert client.get("/healthz").json == {"status": "ok"}
+    assert client.get("/readyz").json == {"status": "ready"}
+    text = client.get("/metrics").data.decode()
+    assert 'kifu_http_requests_total{method="GET",route="/healthz",status="200"} 1' in text
+    assert client.get("/nowhere").content_type == "application/problem+json"
