@@ -41,12 +41,18 @@ def verify_record(record: Any) -> dict[str, Any]:
             _run("header", _check_header, record),
             _run("seed", _check_seed, record),
             _run("commitments", _check_commitments, events),
-            _run("rederivation", _check_rederivation, events, record.get("seed")),
+            _run("rederivation", _check_rederivation, events, _sealed_seed(events)),
         ]
     bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
     head = record["events"][-1]["hash"] if checks[0]["ok"] else None
     return {"verified": all(c["ok"] for c in checks), "checks": checks, "head": head,
             "first_bad_event": min(bad) if bad else None}
+
+
+def _sealed_seed(events: Sequence[Mapping[str, Any]]) -> str | None:
+    """The seed published by the game's seal (the record's own ``seed`` is only a copy)."""
+    seal = events[-1]
+    return seal["data"].get("seed") if seal.get("type") == engine.GAME_SEALED else None
 
 
 def _run(name: str, check: Any, *args: Any) -> dict[str, Any]:
@@ -116,6 +122,8 @@ def _check_seed(record: Mapping[str, Any]) -> str:
             raise Failure("a seed is given but no game_sealed event publishes it")
         return "not yet revealed: the game is in progress"
     seal = sealed[0]
+    if set(seal["data"]) != {"seed", "head"}:
+        raise Failure("game_sealed must hold exactly the seed and the head hash", seal["seq"])
     if seal is not events[-1]:
         raise Failure("game_sealed must be the last event", seal["seq"])
     seed = seal["data"].get("seed")
@@ -162,6 +170,14 @@ def _revealed(env: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
     return {int(s): private[str(s)] for s in env["data"].get("seats", [])}
 
 
+def _seed_matches(seed: str, published: Any) -> bool:
+    """Whether ``seed`` is the one published at creation (else the seed check reports it)."""
+    try:
+        return seed_hash(bytes.fromhex(seed)) == published
+    except (TypeError, ValueError):
+        return False
+
+
 def _normal(ev: Event) -> Any:
     return json.loads(canonical_json(ev.to_dict()))
 
@@ -184,7 +200,7 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
         table = engine.replay([to_event(e) for e in events[:n_setup]])
     except (KifuError, KeyError, TypeError, ValueError) as exc:
         raise Failure(f"the opening events do not replay: {exc}", 1) from None
-    if seed:
+    if seed and _seed_matches(seed, created.data.get("seed_hash")):
         d = created.data
         seats = [engine.Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"]]
         try:
