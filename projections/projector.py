@@ -27,8 +27,10 @@ CHECKPOINT_PREFIX = "kifu:projcp"
 class Projector:
     """Applies feed entries to the games list and the snapshots."""
 
-    def __init__(self, store: EventStore, consumer: str | None = None) -> None:
+    def __init__(self, store: EventStore, consumer: str | None = None,
+                 snapshot_every: int = snapshots.SNAPSHOT_EVERY) -> None:
         self.store = store
+        self.snapshot_every = snapshot_every
         self.redis: redis.Redis = store.redis
         self.consumer = consumer or f"{socket.gethostname()}-projector"
         self._groups_ready = False
@@ -83,7 +85,7 @@ class Projector:
         pipe.execute()
 
     def _snapshot(self, pipe: redis.client.Pipeline, game_id: str, envs: list[dict[str, Any]]) -> None:
-        if envs[-1]["seq"] // snapshots.SNAPSHOT_EVERY == (envs[0]["seq"] - 1) // snapshots.SNAPSHOT_EVERY:
+        if envs[-1]["seq"] // self.snapshot_every == (envs[0]["seq"] - 1) // self.snapshot_every:
             return
         table = snapshots.load(self.store, game_id)
         if table is None or table.version >= envs[-1]["seq"]:
@@ -94,7 +96,7 @@ class Projector:
         snapshots.save(pipe, self.store, table)
 
 
-def rebuild(store: EventStore) -> int:
+def rebuild(store: EventStore, snapshot_every: int = snapshots.SNAPSHOT_EVERY) -> int:
     """Drop every read model and snapshot, then replay all feeds from the start."""
     client = store.redis
     for pattern in (f"{games_list.PREFIX}:*", f"{CHECKPOINT_PREFIX}:*"):
@@ -106,6 +108,6 @@ def rebuild(store: EventStore) -> int:
             client.xgroup_destroy(store.feed_key(p), GROUP)
         except redis.ResponseError:
             pass
-    projector = Projector(store, consumer="rebuild")
+    projector = Projector(store, consumer="rebuild", snapshot_every=snapshot_every)
     projector.ensure_groups()
     return projector.run_until_idle()

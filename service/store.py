@@ -121,6 +121,8 @@ class EventStore:
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""
+        if limit is not None and limit <= 0:
+            return []
         entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
         return [json.loads(fields[b"e"]) for _id, fields in entries]
 
