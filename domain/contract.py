@@ -8,7 +8,9 @@ A game is an object (usually the module's single ``RULES`` instance) with:
 * ``setup(options, n_seats, rng, deal) -> list[Event]``: the opening events.
   All randomness of a game is drawn here from ``rng`` (a ``SeededRandom``), so
   the auditor re-derives it from the seed; a ``deal`` replaces the shuffle;
-* ``evolve(state, event) -> state``: pure and total, no validation;
+* ``evolve(state, event) -> state``: pure and total, no validation; it always
+  receives whole events, private parts included (only the server and the
+  auditor of a finished game replay state; redacted events are for display);
 * ``pending(state) -> Pending``: who must act, simultaneously or not;
 * ``legal_actions(state, seat) -> list[dict]``: every legal action, exactly as
   the API accepts it;
@@ -65,7 +67,7 @@ class Option:
 
     def validate(self, name: str, value: Any) -> Any:
         """Return ``value`` if acceptable, else raise ``InvalidOptions``."""
-        if self.choices is not None and value not in self.choices:
+        if self.choices is not None and not any(value == c and type(value) is type(c) for c in self.choices):
             allowed = ", ".join(map(str, self.choices))
             raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}")
         if self.check is not None:

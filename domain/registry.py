@@ -17,10 +17,16 @@ def register(game: Game) -> Game:
     return game
 
 
-def get_game(game_id: str) -> Game:
-    """The game registered as ``game_id``, or ``UnknownGame``."""
+def _load_all() -> None:
     import domain.games  # noqa: F401  (registers every game)
 
+
+def get_game(game_id: str) -> Game:
+    """The game registered as ``game_id``, or ``UnknownGame``."""
+    game = _GAMES.get(game_id)
+    if game is not None:
+        return game
+    _load_all()
     try:
         return _GAMES[game_id]
     except KeyError:
@@ -30,6 +36,6 @@ def get_game(game_id: str) -> Game:
 
 def all_games() -> list[Game]:
     """Every registered game, by id."""
-    import domain.games  # noqa: F401
+    _load_all()
 
     return [_GAMES[k] for k in sorted(_GAMES)]

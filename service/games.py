@@ -154,7 +154,7 @@ class GameService:
             table, head = self.tables.load(game_id)
             if expected_version is not None and expected_version != head.version:
                 raise Conflict(head.version)
-            events = self._decide(table, seat, action, by)
+            events, new_table = self._step(table, seat, action, by)
             envs = self._envelopes(game_id, table, events, head.version, head.hash)
             record = {"seat": seat, "first": head.version + 1, "last": head.version + len(envs),
                       "fingerprint": fingerprint}
@@ -167,16 +167,17 @@ class GameService:
                 continue
             except DuplicateCommand as dup:
                 return self._replayed_answer(game_id, seat, dup.record, fingerprint)
-            new_table = engine.replay([to_event(e) for e in envs], table)
+            if len(envs) > len(events):
+                new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
             self.tables.remember(game_id, new_table)
             self._schedule(game_id, new_table, events)
             return self._action_answer(new_table, seat, version, envs)
         raise Conflict(self.store.head(game_id).version)
 
     @staticmethod
-    def _decide(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> list[Event]:
+    def _step(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> tuple[list[Event], Table]:
         salts = [secrets.token_hex(16) for _ in range(SALTS_PER_CHOICE)]
-        return engine.decide(table, seat, action, salts=salts, by=by)
+        return engine.step(table, seat, action, salts=salts, by=by)
 
     def _envelopes(self, game_id: str, table: Table, events: list[Event], version: int,
                    prev: str) -> list[dict[str, Any]]:
@@ -202,7 +203,8 @@ class GameService:
 
     def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
         """Ask for bot turns and move timeouts for seats that just became to act."""
-        if table.finished or all(e.type == engine.CHOICE_COMMITTED for e in events[:1]) and len(events) == 1:
+        only_a_commitment = len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED
+        if table.finished or only_a_commitment:
             return
         timeout = table.options.get("move_timeout_s")
         for seat in table.to_act:

@@ -1,0 +1,24 @@
+"""Shared helpers for the benchmarks: play a whole game with bots or at random."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.bots import choose_action
+from domain.engine import Seat, Table, create, replay, step
+
+SALTS = ("s0", "s1", "s2", "s3")
+
+
+def play(game: str, levels: Sequence[str], seed: int, options: Mapping[str, Any] | None = None) -> Table:
+    """One full game, a bot of ``levels[s]`` at each seat; the finished table."""
+    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
+    table = replay(create(game, f"bench-{seed}", seats, seed=seed.to_bytes(8, "big"), options=options))
+    rnd = random.Random(seed)
+    while not table.finished:
+        seat = table.to_act[0]
+        action = choose_action(table, seat, levels[seat], rnd)
+        _events, table = step(table, seat, action, salts=SALTS)
+    return table

@@ -1,1 +1,0 @@
-"""Placeholder until the San Ban module lands (lead engineer)."""
