@@ -12,7 +12,9 @@ five games, so no game writes it again:
   seat. When every pending seat has chosen, each part is published in turn by a
   ``choices_revealed`` event and resolved by the game (a Kiri-ai program has two
   parts, revealed and resolved one after the other; a second part is never
-  revealed while the first resolves, and stays sealed if the first ends the game);
+  revealed while the first resolves; if the first ends the game the second is
+  never revealed as such, though like every private part it is public once
+  the game is over, so an auditor can check it);
 * ``game_ended`` carries the result as soon as the game's ``outcome`` is known;
 * ``game_sealed`` (appended by the service with the ending) publishes the seed
   and the head hash of the log before it.
@@ -194,7 +196,7 @@ def evolve(table: Table | None, ev: Event) -> Table:
             return _changed(table, step=table.step + 1, commitments={}, choices={})
         return table
     if ev.type == GAME_ENDED:
-        return _changed(table, result=ev.data["result"])
+        return _changed(table, result=ev.data["result"], commitments={}, choices={})
     if ev.type == GAME_SEALED:
         return _changed(table, seed=ev.data["seed"])
     return _changed(table, state=table.game.evolve(table.state, ev))
