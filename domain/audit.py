@@ -60,6 +60,9 @@ def _run(name: str, check: Any, *args: Any) -> dict[str, Any]:
         detail = check(*args)
     except Failure as failure:
         return {"name": name, "ok": False, "detail": str(failure), "seq": failure.seq}
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # A malformed record (wrong types where the format has objects or lists) fails the check.
+        return {"name": name, "ok": False, "detail": f"malformed record: {exc!r}", "seq": None}
     return {"name": name, "ok": True, "detail": detail, "seq": None}
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 import redis
 
 from domain.record import GENESIS
@@ -105,7 +106,7 @@ class EventStore:
                 self.idem_key(game_id, idem_key or "-"), self.meta_key(game_id)]
         args = [expected_version, expected_hash, game_id, "1" if idem_key else "0",
                 json.dumps(idem_record), IDEMPOTENCY_TTL_S, envelopes[-1]["hash"], len(meta_args) // 2,
-                len(envelopes), *meta_args, *(json.dumps(e, separators=(",", ":")) for e in envelopes)]
+                len(envelopes), *meta_args, *(orjson.dumps(e) for e in envelopes)]
         status, value = self._append(keys=keys, args=args)
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
@@ -124,7 +125,7 @@ class EventStore:
         if limit is not None and limit <= 0:
             return []
         entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
-        return [json.loads(fields[b"e"]) for _id, fields in entries]
+        return [orjson.loads(fields[b"e"]) for _id, fields in entries]
 
     def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]:
         """Every envelope, read in batches."""
@@ -139,7 +140,7 @@ class EventStore:
     def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Block until events after ``after`` exist (or ``block_ms`` passes)."""
         got = self.redis.xread({self.log_key(game_id): f"{after}-0"}, block=block_ms, count=500)
-        return [json.loads(fields[b"e"]) for _stream, entries in got for _id, fields in entries]
+        return [orjson.loads(fields[b"e"]) for _stream, entries in got for _id, fields in entries]
 
     def meta(self, game_id: str) -> dict[str, str]:
         """The server-only meta hash of a game."""

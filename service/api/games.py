@@ -79,7 +79,7 @@ def events(game_id: str) -> ResponseReturnValue:
 @bp.get("/<game_id>/events/stream")
 def events_stream(game_id: str) -> ResponseReturnValue:
     viewer = _caller(game_id)
-    query = EventsQuerySchema().load({k: v for k, v in request.args.items() if k == "after"})
+    query = EventsQuerySchema().load(request.args.to_dict())
     last_id = request.headers.get("Last-Event-ID", "")
     after = int(last_id) if last_id.isdigit() else query["after"]
     return event_stream(service(), game_id, viewer, after, current_app.config)

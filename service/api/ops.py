@@ -23,8 +23,12 @@ def healthz() -> ResponseReturnValue:
 
 @bp.get("/readyz")
 def readyz() -> ResponseReturnValue:
+    pool = service().store.redis.connection_pool.connection_kwargs
+    probe = redis.Redis(host=pool.get("host", "127.0.0.1"), port=pool.get("port", 6379), db=pool.get("db", 0),
+                        password=pool.get("password"), socket_timeout=1, socket_connect_timeout=1,
+                        retry=None)
     try:
-        service().store.redis.ping()
+        probe.ping()  # a one-shot probe: no retries, so a dead Redis answers 503 within a second
     except redis.RedisError as exc:
         return jsonify({"status": "unavailable", "redis": str(exc)}), 503
     return jsonify({"status": "ready"})
@@ -44,6 +48,8 @@ def count_request(response: Response) -> Response:
     """after_request hook: count the request by method, route rule and status."""
     rule = request.url_rule.rule if request.url_rule else "unmatched"
     labels = f'method="{request.method}",route="{rule}",status="{response.status_code}"'
+    if rule in ("/readyz", "/healthz"):
+        return response  # probes must not depend on (or wait for) Redis
     try:
         service().store.redis.hincrby(METRICS_KEY, labels, 1)
     except redis.RedisError:

@@ -171,5 +171,5 @@ def test_catalog_health_and_metrics(client: FlaskClient) -> None:
     assert client.get("/healthz").json == {"status": "ok"}
     assert client.get("/readyz").json == {"status": "ready"}
     text = client.get("/metrics").data.decode()
-    assert 'kifu_http_requests_total{method="GET",route="/healthz",status="200"} 1' in text
+    assert 'kifu_http_requests_total{method="GET",route="/v1/catalog",status="200"} 1' in text
     assert client.get("/nowhere").content_type == "application/problem+json"
