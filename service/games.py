@@ -25,7 +25,7 @@ from domain.events import Event
 from domain.record import GENESIS, build_record, envelopes, to_event
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized, Unprocessable
-from service.store import DuplicateCommand, EventStore, VersionConflict
+from service.store import DuplicateCommand, EventStore, Head, VersionConflict
 from service.tables import TableLoader
 
 MAX_RETRIES = 8
@@ -55,6 +55,14 @@ def utc_now() -> datetime:
 
 def rfc3339(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An identified caller: their seat (None: spectator) and the head seen while identifying."""
+
+    seat: int | None
+    head: Head
 
 
 @dataclass
@@ -126,21 +134,20 @@ class GameService:
 
     # -- identity -----------------------------------------------------------------
 
-    def seat_of(self, game_id: str, token: str | None) -> int | None:
-        """The seat a bearer token belongs to (None: spectator); 401 if unknown."""
-        if self.store.head(game_id).version == 0:
+    def identify(self, game_id: str, token: str | None) -> Caller:
+        """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip."""
+        field = f"tok:{self._token_hash(token)}" if token is not None else "-"
+        head, seat = self.store.head_and_field(game_id, field)
+        if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
-        if token is None:
-            return None
-        seat = self.store.redis.hget(self.store.meta_key(game_id), f"tok:{self._token_hash(token)}")
-        if seat is None:
+        if token is not None and seat is None:
             raise Unauthorized("this token is not a seat of this game")
-        return int(seat)
+        return Caller(int(seat) if seat is not None else None, head)
 
     # -- commands -----------------------------------------------------------------
 
     def act(self, game_id: str, seat: int | None, action: Mapping[str, Any], expected_version: int | None = None,
-            idempotency_key: str | None = None, by: str | None = None) -> dict[str, Any]:
+            idempotency_key: str | None = None, by: str | None = None, head: Head | None = None) -> dict[str, Any]:
         """Take ``action`` for ``seat``; retries internally on a race unless a version was expected."""
         if seat is None:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
@@ -151,7 +158,7 @@ class GameService:
             if prior is not None:
                 return self._replayed_answer(game_id, seat, prior, fingerprint)
         for _attempt in range(MAX_RETRIES):
-            table, head = self.tables.load(game_id)
+            table, head = self.tables.load(game_id, head)
             if expected_version is not None and expected_version != head.version:
                 raise Conflict(head.version)
             events, new_table = self._step(table, seat, action, by)
@@ -164,6 +171,7 @@ class GameService:
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(conflict.current) from None
+                head = None  # re-read the head on the next attempt
                 continue
             except DuplicateCommand as dup:
                 return self._replayed_answer(game_id, seat, dup.record, fingerprint)
@@ -215,9 +223,9 @@ class GameService:
 
     # -- queries ------------------------------------------------------------------
 
-    def view(self, game_id: str, viewer: int | None) -> dict[str, Any]:
+    def view(self, game_id: str, viewer: int | None, head: Head | None = None) -> dict[str, Any]:
         """The caller's view of the game now."""
-        table, _head = self.tables.load(game_id)
+        table, _head = self.tables.load(game_id, head)
         return self.game_view(table, viewer)
 
     @staticmethod
@@ -226,9 +234,9 @@ class GameService:
         return {"id": table.game_id, "game": table.kind, "options": dict(table.options),
                 "version": table.version, "seats": [s.to_dict() for s in table.seats], "you": viewer, **generic}
 
-    def legal_actions(self, game_id: str, seat: int | None) -> dict[str, Any]:
+    def legal_actions(self, game_id: str, seat: int | None, head: Head | None = None) -> dict[str, Any]:
         """The caller's legal actions now (empty for spectators and seats not to act)."""
-        table, _head = self.tables.load(game_id)
+        table, _head = self.tables.load(game_id, head)
         actions = engine.legal_actions(table, seat) if seat is not None else []
         return {"seat": seat, "version": table.version, "actions": actions}
 

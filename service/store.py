@@ -120,6 +120,15 @@ class EventStore:
         version, digest = self.redis.hmget(self.head_key(game_id), "version", "hash")
         return Head(int(version or 0), (digest or GENESIS.encode()).decode())
 
+    def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]:
+        """The head and one meta field in a single round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(self.head_key(game_id), "version", "hash")
+        pipe.hget(self.meta_key(game_id), meta_field)
+        (version, digest), value = pipe.execute()
+        head = Head(int(version or 0), (digest or GENESIS.encode()).decode())
+        return head, value.decode() if value is not None else None
+
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""
         if limit is not None and limit <= 0:

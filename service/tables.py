@@ -30,9 +30,9 @@ class TableLoader:
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._lock = Lock()
 
-    def load(self, game_id: str) -> tuple[Table, Head]:
-        """The table at the current head, and that head."""
-        head = self.store.head(game_id)
+    def load(self, game_id: str, head: Head | None = None) -> tuple[Table, Head]:
+        """The table at ``head`` (read now when not given), and that head."""
+        head = head or self.store.head(game_id)
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
         table = self._cached(game_id) or (self.snapshots(game_id) if self.snapshots else None)

@@ -9,8 +9,16 @@ from projections import games_list
 from service.api import bearer_token, service
 from service.api.schemas import ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema, ReplayQuerySchema
 from service.api.sse import event_stream
+from service.games import Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
+
+# Schemas are built once: ``load`` keeps no state between calls.
+ACTION_SCHEMA = ActionSchema()
+CREATE_GAME_SCHEMA = CreateGameSchema()
+EVENTS_QUERY_SCHEMA = EventsQuerySchema()
+LIST_QUERY_SCHEMA = ListQuerySchema()
+REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
 
 
 def _json_body() -> dict:
@@ -22,13 +30,13 @@ def _json_body() -> dict:
     return body
 
 
-def _caller(game_id: str) -> int | None:
-    return service().seat_of(game_id, bearer_token())
+def _caller(game_id: str) -> Caller:
+    return service().identify(game_id, bearer_token())
 
 
 @bp.post("")
 def create_game() -> ResponseReturnValue:
-    body = CreateGameSchema().load(_json_body())
+    body = CREATE_GAME_SCHEMA.load(_json_body())
     answer = service().create_game(body["game"], body["players"], body["options"], body["deal"],
                                    request.headers.get("Idempotency-Key"))
     return jsonify(answer), 201
@@ -36,28 +44,31 @@ def create_game() -> ResponseReturnValue:
 
 @bp.get("")
 def list_games() -> ResponseReturnValue:
-    query = ListQuerySchema().load(request.args.to_dict())
+    query = LIST_QUERY_SCHEMA.load(request.args.to_dict())
     return jsonify(games_list.query(service().store.redis, **query))
 
 
 @bp.get("/<game_id>")
 def get_game(game_id: str) -> ResponseReturnValue:
-    return jsonify(service().view(game_id, _caller(game_id)))
+    caller = _caller(game_id)
+    return jsonify(service().view(game_id, caller.seat, caller.head))
 
 
 @bp.get("/<game_id>/actions")
 def legal_actions(game_id: str) -> ResponseReturnValue:
-    return jsonify(service().legal_actions(game_id, _caller(game_id)))
+    caller = _caller(game_id)
+    return jsonify(service().legal_actions(game_id, caller.seat, caller.head))
 
 
 @bp.post("/<game_id>/actions")
 def take_action(game_id: str) -> ResponseReturnValue:
-    seat = _caller(game_id)
-    body = ActionSchema().load(_json_body())
+    caller = _caller(game_id)
+    body = ACTION_SCHEMA.load(_json_body())
     expected = body["expected_version"]
     if expected is None and request.headers.get("If-Match"):
         expected = _if_match_version()
-    answer = service().act(game_id, seat, body["action"], expected, request.headers.get("Idempotency-Key"))
+    answer = service().act(game_id, caller.seat, body["action"], expected, request.headers.get("Idempotency-Key"),
+                           head=caller.head)
     return jsonify(answer), 201
 
 
@@ -72,14 +83,14 @@ def _if_match_version() -> int:
 
 @bp.get("/<game_id>/events")
 def events(game_id: str) -> ResponseReturnValue:
-    query = EventsQuerySchema().load(request.args.to_dict())
-    return jsonify(service().events(game_id, _caller(game_id), query["after"], query["limit"]))
+    query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
+    return jsonify(service().events(game_id, _caller(game_id).seat, query["after"], query["limit"]))
 
 
 @bp.get("/<game_id>/events/stream")
 def events_stream(game_id: str) -> ResponseReturnValue:
-    viewer = _caller(game_id)
-    query = EventsQuerySchema().load(request.args.to_dict())
+    viewer = _caller(game_id).seat
+    query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
     last_id = request.headers.get("Last-Event-ID", "")
     after = int(last_id) if last_id.isdigit() else query["after"]
     return event_stream(service(), game_id, viewer, after, current_app.config)
@@ -87,14 +98,14 @@ def events_stream(game_id: str) -> ResponseReturnValue:
 
 @bp.get("/<game_id>/replay")
 def replay(game_id: str) -> ResponseReturnValue:
-    viewer = _caller(game_id)
-    query = ReplayQuerySchema().load(request.args.to_dict())
+    viewer = _caller(game_id).seat
+    query = REPLAY_QUERY_SCHEMA.load(request.args.to_dict())
     return jsonify(service().replay(game_id, query["step"], query["as_"], viewer))
 
 
 @bp.get("/<game_id>/record")
 def record(game_id: str) -> ResponseReturnValue:
-    return jsonify(service().record(game_id, _caller(game_id)))
+    return jsonify(service().record(game_id, _caller(game_id).seat))
 
 
 @bp.get("/<game_id>/audit")

@@ -1,16 +1,28 @@
 """Liveness, readiness and Prometheus metrics.
 
 Request counters live in one Redis hash so that every gunicorn worker adds
-to the same numbers.
+to the same numbers. Each process counts in memory and adds its counts to
+Redis at most once a second (and before answering ``/metrics``), so counting
+costs no Redis round trip per request; a process killed hard loses at most
+its last second of counts.
 """
 
 from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
 
 import redis
 from flask import Blueprint, Response, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from service.api import service
+
+FLUSH_EVERY_S = 1.0
+_counts: Counter[str] = Counter()
+_lock = threading.Lock()
+_last_flush = [time.monotonic()]
 
 bp = Blueprint("ops", __name__)
 METRICS_KEY = "kifu:metrics:http"
@@ -37,6 +49,7 @@ def readyz() -> ResponseReturnValue:
 @bp.get("/metrics")
 def metrics() -> ResponseReturnValue:
     client = service().store.redis
+    flush(client)
     lines = ["# HELP kifu_http_requests_total HTTP requests by method, route and status.",
              "# TYPE kifu_http_requests_total counter"]
     for field, value in sorted(client.hgetall(METRICS_KEY).items()):
@@ -50,8 +63,27 @@ def count_request(response: Response) -> Response:
     labels = f'method="{request.method}",route="{rule}",status="{response.status_code}"'
     if rule in ("/readyz", "/healthz"):
         return response  # probes must not depend on (or wait for) Redis
-    try:
-        service().store.redis.hincrby(METRICS_KEY, labels, 1)
-    except redis.RedisError:
-        pass
+    with _lock:
+        _counts[labels] += 1
+        due = time.monotonic() - _last_flush[0] >= FLUSH_EVERY_S
+    if due:
+        flush(service().store.redis)
     return response
+
+
+def flush(client: redis.Redis) -> None:
+    """Add this process's counts to the shared hash (kept for later if Redis is down)."""
+    with _lock:
+        counts = dict(_counts)
+        _counts.clear()
+        _last_flush[0] = time.monotonic()
+    if not counts:
+        return
+    try:
+        pipe = client.pipeline(transaction=False)
+        for labels, n in counts.items():
+            pipe.hincrby(METRICS_KEY, labels, n)
+        pipe.execute()
+    except redis.RedisError:
+        with _lock:
+            _counts.update(counts)
