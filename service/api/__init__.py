@@ -14,7 +14,6 @@ from service.api import problems
 DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
     "SECRET": None,
-    "PARTITIONS": 16,
     "SSE_MAX_SECONDS": 300,
     "SSE_HEARTBEAT_SECONDS": 15,
 }
@@ -47,7 +46,7 @@ def service() -> Any:
         client = current_app.config.get("REDIS_CLIENT") or redis.Redis.from_url(current_app.config["REDIS_URL"])
         secret = current_app.config["SECRET"]
         ext["kifu"] = build_service(client, secret.encode() if secret else secret_from_env(),
-                                    int(current_app.config["PARTITIONS"]), current_app.config.get("SCHEDULER"))
+                                    scheduler=current_app.config.get("SCHEDULER"))
     return ext["kifu"]
 
 
