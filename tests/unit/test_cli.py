@@ -1,0 +1,34 @@
+"""``kifu verify`` on record files: exit 0 and VERIFIED, or exit 1 naming the bad event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from service.cli import main
+from tests.unit.test_audit import finished_record
+
+
+def test_verify_accepts_a_clean_record(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(finished_record()))
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code == 0 and "VERIFIED" in result.output and "FAIL" not in result.output
+
+
+def test_verify_rejects_a_changed_record_and_names_the_event(tmp_path: Path) -> None:
+    record = finished_record()
+    record["events"][5]["data"]["points"] = 1
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code == 1 and "NOT VERIFIED" in result.output and "event 6" in result.output
+
+
+def test_verify_refuses_a_file_that_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text("{not json")
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code != 0 and "not JSON" in result.output
