@@ -1,0 +1,116 @@
+"""Whole games over real HTTP with a real RQ worker: nobody sees another seat's secrets."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+import requests
+from rq import Queue, SimpleWorker
+from werkzeug.serving import make_server
+
+from service.api import create_app
+from service.redis_server import EmbeddedRedis, free_port
+from workers.scheduling import QUEUE_NAME
+
+TIMEOUT = 10
+
+
+@pytest.fixture
+def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
+    """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
+    app = create_app({"REDIS_URL": redis_server.url, "SECRET": "e2e"})
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    thread.join()
+
+
+def work(client: redis.Redis) -> None:
+    SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(burst=True)
+
+
+class Player:
+    def __init__(self, base: str, game_id: str, token: str | None) -> None:
+        self.url = f"{base}/v1/games/{game_id}"
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str = "") -> requests.Response:
+        return requests.get(self.url + path, headers=self.headers, timeout=TIMEOUT)
+
+    def everything(self) -> str:
+        view = self.get()
+        version = view.json()["version"]
+        texts = [view.text, self.get("/actions").text, self.get("/events?limit=1000").text, self.get("/record").text,
+                 self.get(f"/replay?step={version}").text, self.get(f"/replay?step={max(1, version - 3)}").text]
+        return "\n".join(texts)
+
+    def act(self, action: dict[str, Any]) -> requests.Response:
+        return requests.post(self.url + "/actions", json={"action": action}, headers=self.headers, timeout=TIMEOUT)
+
+
+def start(base: str, game: str, players: list[dict[str, Any]], **body: Any) -> tuple[list[Player], Player]:
+    r = requests.post(f"{base}/v1/games", json={"game": game, "players": players, **body}, timeout=TIMEOUT)
+    assert r.status_code == 201, r.text
+    return [Player(base, r.json()["id"], s["token"]) for s in r.json()["seats"]], Player(base, r.json()["id"], None)
+
+
+def test_nin_nal_three_humans_and_a_bot_never_see_each_others_cards(bot_server: str,
+                                                                    redis_client: redis.Redis) -> None:
+    seats, spectator = start(bot_server, "nin-nal", [{"name": "ann"}, {"name": "bob"}, {"name": "cid"},
+                                                     {"name": "hal", "bot": "greedy"}])
+    humans = seats[:3]
+    rnd = random.Random(5)
+    checks = 0
+    while True:
+        work(redis_client)
+        view = spectator.get().json()
+        if view["status"] == "finished":
+            break
+        hands = {i: set(p.get().json()["state"]["hand"]) for i, p in enumerate(humans)}
+        for reader_seat, reader in enumerate([*humans, spectator]):
+            seen = reader.everything()
+            for owner, hand in hands.items():
+                if owner != reader_seat:
+                    leaked = {card for card in hand if f'"{card}"' in seen}
+                    assert leaked == set(), (reader_seat, owner, leaked, view["phase"])
+                    checks += 1
+        actor = next(p for i, p in enumerate(humans) if i in view["to_act"])
+        assert actor.act(rnd.choice(actor.get("/actions").json()["actions"])).status_code == 201
+    assert checks > 100
+    final = spectator.get().json()
+    assert len(final["state"]["hands"]) == 4 and "unused" in final["state"]
+    audit = spectator.get("/audit").json()
+    assert audit["verified"], audit
+    commitments = next(c for c in audit["checks"] if c["name"] == "commitments")
+    assert int(commitments["detail"].split()[0]) >= 36  # 4 seats x 9 selects, plus any tie-break throws
+
+
+def test_kiri_ai_keeps_specials_and_second_steps_hidden_over_http(bot_server: str,
+                                                                  redis_client: redis.Redis) -> None:
+    seats, spectator = start(bot_server, "kiri-ai", [{"name": "red"}, {"name": "blue", "bot": "random"}],
+                             deal={"specials": ["kesa", "counterattack"]})
+    red = seats[0]
+    work(redis_client)
+    assert "counterattack" not in red.everything()  # blue's special, not yet played
+    assert "kesa" not in spectator.everything()
+    assert red.act({"type": "program", "first": "approach", "second": "high-strike"}).status_code == 201
+    work(redis_client)
+    events = spectator.get("/events?limit=1000").json()["items"]
+    committed = [e for e in events if e["type"] == "choice_committed"]
+    assert all(len(e["data"]["commitments"]) == 2 and "private" not in e["data"] for e in committed)
+    reveals = [e for e in events if e["type"] == "choices_revealed"]
+    assert [r["data"]["part"] for r in reveals][:2] == [0, 1]
+    while spectator.get().json()["status"] == "active":
+        actions = red.get("/actions").json()["actions"]
+        red.act(random.Random(len(actions)).choice(actions))
+        work(redis_client)
+    audit = spectator.get("/audit").json()
+    assert audit["verified"], audit
