@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from domain.audit import verify_record
+from service.api.body import json_body
 
 bp = Blueprint("audits", __name__)
 
 
 @bp.post("/v1/audits")
 def verify_uploaded() -> ResponseReturnValue:
-    record = request.get_json(force=True, silent=False)
+    record = json_body()
     return jsonify(verify_record(record))

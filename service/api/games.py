@@ -8,6 +8,7 @@ from flask.typing import ResponseReturnValue
 from projections import games_list
 from service.api import bearer_token, service
 from service.api.schemas import ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema, ReplayQuerySchema
+from service.api.body import json_body
 from service.api.sse import event_stream
 from service.games import Caller
 
@@ -22,7 +23,7 @@ REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
 
 
 def _json_body() -> dict:
-    body = request.get_json(force=True, silent=False)
+    body = json_body()
     if not isinstance(body, dict):
         from marshmallow import ValidationError
 

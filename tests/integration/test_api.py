@@ -61,6 +61,14 @@ def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
         assert r.status_code == 400 and r.content_type == "application/problem+json"
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_json_numbers_are_400_not_500(client: FlaskClient, number: str) -> None:
+    game_id, (ann, _bob, _s) = create(client, "toy", TWO)
+    body = '{"action": {"type": "pick", "n": %s}}' % number
+    r = client.post(f"/v1/games/{game_id}/actions", data=body, content_type="application/json", headers=ann.headers)
+    assert r.status_code == 400 and r.content_type == "application/problem+json"
+
+
 def test_unknown_game_token_turn_and_version_errors(client: FlaskClient) -> None:
     game_id, (ann, bob, spectator) = create(client, "toy", TWO)
     assert client.get("/v1/games/nope").status_code == 404
