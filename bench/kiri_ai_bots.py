@@ -14,7 +14,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench.common import play
+from bench.common import play, random_games_per_second
 
 GAME = "kiri-ai"
 
@@ -38,14 +38,6 @@ def win_rate(games: int) -> dict[str, float]:
     return {"wins": wins / games, "losses": losses / games, "draws": draws / games}
 
 
-def speed(games: int) -> float:
-    """Random-vs-random games per second through the engine."""
-    start = time.perf_counter()
-    for g in range(games):
-        play(GAME, ["random", "random"], seed=10**6 + g)
-    return games / (time.perf_counter() - start)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Print greedy's win rate and the random-game speed."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -61,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  greedy wins:   {rates['wins']:.1%}")
     print(f"  greedy loses:  {rates['losses']:.1%}")
     print(f"  draws:         {rates['draws']:.1%}")
-    print(f"random-vs-random games per second (engine, pure domain): {speed(args.speed_games):.1f}")
+    print(f"random-vs-random games per second (engine, pure domain): {random_games_per_second(GAME, 2, args.speed_games):.1f}")
 
 
 if __name__ == "__main__":

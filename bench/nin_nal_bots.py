@@ -15,7 +15,7 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench.common import play
+from bench.common import play, random_games_per_second
 
 GAME = "nin-nal"
 
@@ -37,14 +37,6 @@ def win_rate(games: int, players: int = 3) -> dict[str, float]:
     return {"wins": wins / games, "fractional": fractional / games, "shared": shared / games}
 
 
-def speed(games: int, players: int = 5) -> float:
-    """Random games per second through the engine."""
-    start = time.perf_counter()
-    for g in range(games):
-        play(GAME, ["random"] * players, seed=10**6 + g)
-    return games / (time.perf_counter() - start)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Print greedy's win rate and the random-game speed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -60,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  win rate (shared firsts count 1/k):             {rates['fractional']:.1%}")
     print(f"  games won with a shared first place:            {rates['shared']:.1%}")
     print(f"  (a random bot's share would be 33.3%)")
-    print(f"random 5-player games per second (engine, pure domain): {speed(args.speed_games):.1f}")
+    print(f"random 5-player games per second (engine, pure domain): {random_games_per_second(GAME, 5, args.speed_games):.1f}")
 
 
 if __name__ == "__main__":

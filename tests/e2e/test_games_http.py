@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,10 +10,10 @@ import pytest
 import redis
 import requests
 from rq import Queue, SimpleWorker
-from werkzeug.serving import make_server
 
 from service.api import create_app
-from service.redis_server import EmbeddedRedis, free_port
+from service.redis_server import EmbeddedRedis
+from tests.support.http import serving
 from workers.scheduling import QUEUE_NAME
 
 TIMEOUT = 10
@@ -24,13 +23,8 @@ TIMEOUT = 10
 def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
     """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
     app = create_app({"REDIS_URL": redis_server.url, "SECRET": "e2e"})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}"
-    server.shutdown()
-    thread.join()
+    with serving(app) as url:
+        yield url
 
 
 def work(client: redis.Redis) -> None:
