@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import Event
@@ -112,14 +112,29 @@ class Game(Protocol):
     def outcome(self, state: Any) -> dict[str, Any] | None: ...
 
 
+T = TypeVar("T")
+
+
+def changed(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for frozen dataclasses without re-running ``__init__``.
+
+    About ten times faster; used on the hot path of ``evolve``. Fields that
+    ``__post_init__`` would derive must be passed in ``changes`` by the caller.
+    """
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 def require_fields(action: Mapping[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
     """Refuse an action with missing or unknown fields, naming them."""
     missing = [f for f in required if f not in action]
     if missing:
         raise IllegalAction(f"action {action.get('type')!r} needs field(s): {', '.join(missing)}")
-    extra = sorted(set(action) - set(required) - set(optional) - {"type"})
+    extra = [f for f in action if f != "type" and f not in required and f not in optional]  # no sets: runs per action
     if extra:
-        raise IllegalAction(f"action {action.get('type')!r} does not take field(s): {', '.join(extra)}")
+        raise IllegalAction(f"action {action.get('type')!r} does not take field(s): {', '.join(sorted(extra))}")
 
 
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> list[int]:

@@ -65,9 +65,10 @@ def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool,
         if slot is None:
             continue
         card, owner = slot
-        sums.setdefault(placed.edge(side) + card.edge(OPPOSITE[side]), []).append((other, owner))
-        rule = beats(placed, side, card, elemental)
-        if owner != seat and rule is not None:
+        if add:
+            sums.setdefault(placed.edge(side) + card.edge(OPPOSITE[side]), []).append((other, owner))
+        rule = beats(placed, side, card, elemental) if owner != seat else None
+        if rule is not None:
             by_rule[rule].append(other)
     if add:
         taken = set(by_rule[CAPTURE]) | set(by_rule[ELEMENTAL])

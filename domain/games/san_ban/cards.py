@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,12 @@ class Card:
     @classmethod
     def from_dict(cls, card_id: str, raw: Mapping[str, Any]) -> Card:
         """Inverse of ``to_dict``."""
-        return cls(card_id, *(int(raw[side]) for side in SIDES), raw.get("element"))
+        return _card(card_id, raw["top"], raw["right"], raw["bottom"], raw["left"], raw.get("element"))
+
+
+@lru_cache(maxsize=4096)  # every deal is read back from its event (twice); cards are immutable, so shared
+def _card(card_id: str, top: Any, right: Any, bottom: Any, left: Any, element: str | None) -> Card:
+    return Card(card_id, int(top), int(right), int(bottom), int(left), element)
 
 
 def _load_catalogue() -> tuple[dict[str, Card], dict[int, tuple[str, ...]]]:

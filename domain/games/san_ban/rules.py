@@ -21,6 +21,10 @@ CHOOSE_HAND, SET_ORDER, CHOOSE_FIRST, PLACE, CLAIM_CARD = "choose_hand", "set_or
 ACTION_TYPES = (CHOOSE_HAND, SET_ORDER, CHOOSE_FIRST, PLACE, CLAIM_CARD)
 DEAL_FIELDS = frozenset({"decks", "first"})
 FIRST_CHOICES = (0, 1, COIN)
+PHASE_ACTIONS = {COIN_PHASE: CHOOSE_FIRST, PLAY: PLACE, CLAIM: CLAIM_CARD}  # the choose phase: by mode
+# ``pending`` runs several times per action; these answers are immutable, so shared.
+ONE_SEAT = tuple(Pending((seat,)) for seat in SEATS)
+NOBODY = Pending(())
 
 
 def _check_whole(allowed: Sequence[Any]) -> Callable[[Any], str | None]:
@@ -117,12 +121,12 @@ class SanBan:
         if ph == CHOOSE:
             return Pending(st.must_choose(state), simultaneous=True, public_reveal=state.mode in OPEN_MODES)
         if ph == COIN_PHASE:
-            return Pending((state.coin_winner,))
+            return ONE_SEAT[state.coin_winner]
         if ph == PLAY:
-            return Pending((st.to_move(state),))
+            return ONE_SEAT[st.to_move(state)]
         if ph == CLAIM:
-            return Pending((st.winner(state),))
-        return Pending(())
+            return ONE_SEAT[st.winner(state)]
+        return NOBODY
 
     def outcome(self, state: State) -> dict[str, Any] | None:
         """Scores, ranks and winners once over; hardcore adds the claimed card."""
@@ -139,7 +143,7 @@ class SanBan:
         ph = st.phase(state)
         if ph == CHOOSE:
             return SET_ORDER if state.mode == GAMER else CHOOSE_HAND
-        return {COIN_PHASE: CHOOSE_FIRST, PLAY: PLACE, CLAIM: CLAIM_CARD}.get(ph)
+        return PHASE_ACTIONS.get(ph)
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every legal action of ``seat``, exactly as ``decide``/``validate_choice`` accept it."""
@@ -157,7 +161,8 @@ class SanBan:
         empty = [cell for cell, slot in enumerate(state.board) if slot is None]
         if state.mode in FORCED_MODES:
             return [{"type": PLACE, "cell": cell} for cell in empty]
-        return [{"type": PLACE, "cell": cell, "card": c} for cell in empty for c in st.remaining(state, seat)]
+        hand = st.remaining(state, seat)
+        return [{"type": PLACE, "cell": cell, "card": c} for cell in empty for c in hand]
 
     def _check_turn(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
         """The action's type if this phase and seat accept it, else the reason why not."""

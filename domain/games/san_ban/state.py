@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
-from dataclasses import dataclass, replace
 
+from domain.contract import changed
 from domain.events import Event
 from domain.games.san_ban.board import N_CELLS, Board
 from domain.games.san_ban.cards import N_SEATS, Card
@@ -57,11 +58,23 @@ class State:
     board: tuple[Slot | None, ...] = (None,) * N_CELLS
     played: tuple[tuple[str, ...], ...] = ((), ())
     claimed: str | None = None
+    # Caches derived from the fields above (queried several times per action);
+    # kept out of ==, and rebuilt on unpickling (``__setstate__``).
+    by_id: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)  # ``cards`` by id
+    n_placed: int = field(default=0, compare=False, repr=False)  # occupied cells of ``board``
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        """Unpickle a snapshot, also one written before a cache existed."""
+        self.__dict__.update(saved, **_caches(saved["cards"], saved["board"]))
+
+
+def _caches(cards: Iterable[Card], board: Iterable[Slot | None]) -> dict[str, Any]:
+    return {"by_id": {c.id: c for c in cards}, "n_placed": sum(slot is not None for slot in board)}
 
 
 def card(state: State, card_id: str) -> Card:
     """The definition of ``card_id``."""
-    return next(c for c in state.cards if c.id == card_id)
+    return state.by_id[card_id]
 
 
 def must_choose(state: State) -> tuple[int, ...]:
@@ -69,15 +82,10 @@ def must_choose(state: State) -> tuple[int, ...]:
     return tuple(s for s in SEATS if state.mode == GAMER or len(state.decks[s]) > HAND_SIZE)
 
 
-def placed(state: State) -> int:
-    """Cards on the board."""
-    return sum(slot is not None for slot in state.board)
-
-
 def to_move(state: State) -> int:
     """The seat placing next (play phase)."""
     assert state.first is not None
-    return state.first if placed(state) % 2 == 0 else 1 - state.first
+    return state.first if state.n_placed % 2 == 0 else 1 - state.first
 
 
 def remaining(state: State, seat: int) -> tuple[str, ...]:
@@ -86,7 +94,8 @@ def remaining(state: State, seat: int) -> tuple[str, ...]:
         return ()
     if state.orders is not None:
         return state.orders[seat][len(state.played[seat]):]
-    return tuple(c for c in state.hands[seat] if c not in state.played[seat])
+    played = state.played[seat]
+    return tuple([c for c in state.hands[seat] if c not in played])
 
 
 def scores(state: State) -> list[int]:
@@ -109,7 +118,7 @@ def phase(state: State) -> str:
         return CHOOSE
     if state.first is None:
         return COIN_PHASE
-    if placed(state) < N_CELLS:
+    if state.n_placed < N_CELLS:
         return PLAY
     if state.mode in CLAIM_MODES and state.claimed is None and winner(state) is not None:
         return CLAIM
@@ -118,7 +127,8 @@ def phase(state: State) -> str:
 
 def board_cards(state: State) -> Board:
     """The board with card definitions, for the flip rules."""
-    return [None if slot is None else (card(state, slot.card), slot.owner) for slot in state.board]
+    by_id = state.by_id
+    return [None if slot is None else (by_id[slot.card], slot.owner) for slot in state.board]
 
 
 def _per_seat(values: Iterable[Iterable[Any]]) -> tuple[tuple[Any, ...], ...]:
@@ -129,41 +139,42 @@ def _decks_dealt(state: State, ev: Event) -> State:
     seats = [ev.private_for(s) for s in SEATS]
     cards = {cid: Card.from_dict(cid, raw) for part in seats for cid, raw in part.get("cards", {}).items()}
     first = ev.data.get("first")
-    return replace(state, dealt=True, decks=_per_seat(p.get("deck", ()) for p in seats),
-                   cards=tuple(cards.values()), shuffles=_per_seat(ev.hidden.get("shuffles", ())),
-                   coin_winner=ev.hidden.get("coin_winner"), first=first if first != COIN else None)
+    return changed(state, dealt=True, decks=_per_seat(p.get("deck", ()) for p in seats),
+                    cards=tuple(cards.values()), by_id=cards, shuffles=_per_seat(ev.hidden.get("shuffles", ())),
+                    coin_winner=ev.hidden.get("coin_winner"), first=first if first != COIN else None)
 
 
 def _hands_chosen(state: State, ev: Event) -> State:
     mine = [ev.private_for(s) for s in SEATS]
     hands = ev.data.get("hands") or [m.get("hand") or m.get("order", ()) for m in mine]
     orders = ev.hidden.get("orders") if state.mode == ADVANCED else hands if state.mode == GAMER else None
-    return replace(state, hands=_per_seat(hands), orders=None if orders is None else _per_seat(orders))
+    return changed(state, hands=_per_seat(hands), orders=None if orders is None else _per_seat(orders))
 
 
 def _card_placed(state: State, ev: Event) -> State:
     seat, cell = ev.data["seat"], ev.data["cell"]
-    board = list(state.board)
+    board, played = list(state.board), list(state.played)
     board[cell] = Slot(ev.data["card"], seat)
-    played = tuple(p + (ev.data["card"],) if s == seat else p for s, p in enumerate(state.played))
-    return replace(state, board=tuple(board), played=played)
+    played[seat] += (ev.data["card"],)
+    return changed(state, board=tuple(board), played=tuple(played),
+                    n_placed=state.n_placed + (state.board[cell] is None))
 
 
 def _cards_flipped(state: State, ev: Event) -> State:
     seat, cells = ev.data["seat"], set(ev.data["cells"])
     board = tuple(Slot(slot.card, seat) if i in cells and slot is not None else slot
                   for i, slot in enumerate(state.board))
-    return replace(state, board=board)
+    return changed(state, board=board)
 
 
 EVOLVERS: dict[str, Callable[[State, Event], State]] = {
     DECKS_DEALT: _decks_dealt,
     HANDS_CHOSEN: _hands_chosen,
-    COIN_FLIPPED: lambda state, ev: replace(state, coin_winner=ev.data["winner"], coin_shown=True),
-    FIRST_CHOSEN: lambda state, ev: replace(state, first=ev.data["first_player"]),
+    COIN_FLIPPED: lambda state, ev: changed(state, coin_winner=ev.data["winner"], coin_shown=True),
+    FIRST_CHOSEN: lambda state, ev: changed(state, first=ev.data["first_player"]),
     CARD_PLACED: _card_placed,
     CARDS_FLIPPED: _cards_flipped,
-    CARD_CLAIMED: lambda state, ev: replace(state, claimed=ev.data["card"]),
+    CARD_CLAIMED: lambda state, ev: changed(state, claimed=ev.data["card"]),
 }
 
 
