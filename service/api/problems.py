@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis
 from flask import Flask, Response, json
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -46,6 +47,11 @@ def register(app: Flask) -> None:
     def _domain(exc: KifuError) -> Response:
         status, title = next((v for k, v in DOMAIN_STATUS.items() if isinstance(exc, k)), (422, "Refused"))
         return problem(status, title, str(exc))
+
+    @app.errorhandler(redis.RedisError)
+    def _storage(exc: redis.RedisError) -> Response:
+        log.error("redis unavailable: %s", exc)
+        return problem(503, "Service unavailable", "the event store is unreachable; try again shortly")
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

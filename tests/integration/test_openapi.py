@@ -257,7 +257,7 @@ def test_bot_seats_have_no_token(api: Contract) -> None:
     assert record["seats"][1]["bot_info"]["name"] == "random"
 
 
-def test_readiness_is_503_when_redis_is_down(redis_server: EmbeddedRedis, openapi: OpenAPI,
+def test_503_problem_when_redis_is_down(redis_server: EmbeddedRedis, openapi: OpenAPI,
                                              spec_dict: dict[str, Any]) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused at once
@@ -267,6 +267,13 @@ def test_readiness_is_503_when_redis_is_down(redis_server: EmbeddedRedis, openap
         contract = Contract(make_app(redis_server, down).test_client(), openapi, spec_dict)
         assert contract.call("get", "/readyz", 503).json["status"] == "unavailable"
         contract.call("get", "/healthz", 200)
+        # every other route answers a 503 problem, never a 500
+        created = contract.call("post", "/v1/games", 503, json={"game": "toy", "players": TWO})
+        assert "event store" in created.json["detail"]
+        contract.call("get", "/v1/games/g_x", 503)
+        contract.call("get", "/v1/games", 503)
+        contract.call("post", "/v1/games/g_x/actions", 503, token="a" * 43,
+                      json={"action": {"type": "ack"}})
 
 
 # -- every error status -------------------------------------------------------------------
