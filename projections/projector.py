@@ -1,10 +1,11 @@
 """The projector: reads every partition's feed through a consumer group.
 
-Each feed entry names a game and a range of its events. For each entry the
-projector updates the read models, records its checkpoint and XACKs the
-entry in one MULTI transaction, so a crash between them can neither skip nor
-double-apply an event; a summary also remembers the last version it applied,
-so an entry delivered twice (after a crash, from the pending list) is a no-op.
+Each feed entry names a game and a range of its events. For each batch of
+entries read at once, the projector updates the read models, records its
+checkpoints and XACKs the entries in one MULTI transaction, so a crash between
+them can neither skip nor double-apply an event; a summary also remembers the
+last version it applied, so an entry delivered twice (after a crash, from the
+pending list) is a no-op.
 """
 
 from __future__ import annotations
@@ -62,27 +63,44 @@ class Projector:
     def _read_and_apply(self, start: str, block_ms: int | None, count: int) -> int:
         streams = {self.store.feed_key(p): start for p in range(self.store.partitions)}
         got = self.redis.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms)
-        n = 0
-        for stream, entries in got or []:
-            for entry_id, fields in entries:
-                if fields:
-                    self._apply(stream.decode(), entry_id.decode(), {k.decode(): v.decode() for k, v in fields.items()})
-                    n += 1
-        return n
+        batch = [(stream.decode(), entry_id.decode(), fields)
+                 for stream, entries in got or [] for entry_id, fields in entries]
+        if batch:
+            self._apply(batch)
+        return sum(1 for _s, _e, fields in batch if fields)
 
-    def _apply(self, stream: str, entry_id: str, fields: Mapping[str, str]) -> None:
-        game_id, last = fields["g"], int(fields["to"])
-        key = games_list.summary_key(game_id)
-        summary = {k.decode(): v.decode() for k, v in self.redis.hgetall(key).items()}
-        applied = int(summary.get("version", 0))
-        envs = self.store.read(game_id, applied, last - applied) if last > applied else []
+    def _apply(self, batch: list[tuple[str, str, Mapping[bytes, bytes]]]) -> None:
+        """Apply a batch of feed entries in three round trips: summaries, events, one MULTI.
+
+        The MULTI holds every read-model change, each stream's checkpoint and the
+        XACK of every entry in the batch, so the batch is applied whole or not at all.
+        """
+        upto: dict[str, int] = {}
+        for _stream, _entry, fields in batch:
+            if fields:  # a deleted entry left in the pending list comes back empty
+                game_id = fields[b"g"].decode()
+                upto[game_id] = max(upto.get(game_id, 0), int(fields[b"to"]))
+        summaries = self._summaries(list(upto))
+        applied = {g: int(summaries[g].get("version", 0)) for g in upto}
+        events = self.store.read_many({g: (applied[g], upto[g] - applied[g]) for g in upto if upto[g] > applied[g]})
         pipe = self.redis.pipeline(transaction=True)
-        if envs:
-            games_list.apply_events(pipe, summary, game_id, envs)
-            self._snapshot(pipe, game_id, envs)
-        pipe.set(f"{CHECKPOINT_PREFIX}:{stream}", entry_id)
-        pipe.xack(stream, GROUP, entry_id)
+        for game_id, envs in events.items():
+            if envs:
+                games_list.apply_events(pipe, summaries[game_id], game_id, envs)
+                self._snapshot(pipe, game_id, envs)
+        acked: dict[str, list[str]] = {}
+        for stream, entry_id, _fields in batch:
+            acked.setdefault(stream, []).append(entry_id)
+        for stream, ids in acked.items():
+            pipe.set(f"{CHECKPOINT_PREFIX}:{stream}", ids[-1])
+            pipe.xack(stream, GROUP, *ids)
         pipe.execute()
+
+    def _summaries(self, game_ids: list[str]) -> dict[str, dict[str, str]]:
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(games_list.summary_key(game_id))
+        return {g: {k.decode(): v.decode() for k, v in raw.items()} for g, raw in zip(game_ids, pipe.execute())}
 
     def _snapshot(self, pipe: redis.client.Pipeline, game_id: str, envs: list[dict[str, Any]]) -> None:
         if envs[-1]["seq"] // self.snapshot_every == (envs[0]["seq"] - 1) // self.snapshot_every:

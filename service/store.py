@@ -136,6 +136,14 @@ class EventStore:
         entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
         return [orjson.loads(fields[b"e"]) for _id, fields in entries]
 
+    def read_many(self, ranges: Mapping[str, tuple[int, int]]) -> dict[str, list[dict[str, Any]]]:
+        """``read(game, after, limit)`` for several games in one round trip: ``{game: (after, limit)}``."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id, (after, limit) in ranges.items():
+            pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=max(limit, 1))
+        return {game_id: [orjson.loads(fields[b"e"]) for _id, fields in entries] if ranges[game_id][1] > 0 else []
+                for game_id, entries in zip(ranges, pipe.execute())}
+
     def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]:
         """Every envelope, read in batches."""
         after = 0

@@ -38,6 +38,15 @@ def test_new_stream_append_and_range_reads(store: EventStore) -> None:
     assert entry_ids == ["1-0", "2-0", "3-0"]
 
 
+def test_read_many_reads_each_games_own_range_in_one_call(store: EventStore) -> None:
+    a, b, c = game_id(), game_id(), game_id()
+    store.append(a, envs_a := batch(5, tag="a"), 0, GENESIS)
+    store.append(b, envs_b := batch(3, tag="b"), 0, GENESIS)
+    got = store.read_many({a: (1, 3), b: (0, 2), c: (0, 4)})
+    assert got == {a: envs_a[1:4], b: envs_b[:2], c: []}
+    assert store.read_many({a: (0, 0)}) == {a: []}
+
+
 def test_expected_version_matrix(store: EventStore) -> None:
     gid = game_id()
     with pytest.raises(VersionConflict) as err:  # existing-stream append on a new stream

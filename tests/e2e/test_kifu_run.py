@@ -1,0 +1,91 @@
+"""`kifu run` as a new user starts it: embedded Redis, gunicorn API, worker, projector.
+
+One test drives the whole stack as ``make run`` leaves it: a San Ban game against
+a greedy bot (the worker answers the human's move), watched over SSE (through
+gunicorn's gevent workers), listed by the projector, then SIGTERM stops every
+process and the embedded Redis.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from service.redis_server import free_port
+from tests.e2e.test_http import sse_events
+
+TIMEOUT = 20
+DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout_s: float = 30.0) -> Any:
+    """Poll ``condition`` until it returns something truthy (waiting for a state, not a time)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            found = condition()
+        except requests.ConnectionError:
+            found = None
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "KIFU_SECRET")}
+    env["PORT"] = str(port)
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "run", "--data", str(tmp_path / "run")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: requests.get(f"{base}/readyz", timeout=2).status_code == 200, "readyz")
+        yield base, proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[str, subprocess.Popen[str]],
+                                                               tmp_path: Path) -> None:
+    base, proc = kifu_run
+    assert {"san-ban", "nin-nal", "kiri-ai"} <= {g["id"] for g in requests.get(f"{base}/v1/catalog").json()["games"]}
+    created = requests.post(f"{base}/v1/games", timeout=TIMEOUT, json={
+        "game": "san-ban", "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
+        "options": {"mode": "standard"}, "deal": {"first": 0, "decks": DECKS}})
+    assert created.status_code == 201, created.text
+    game_id, ann = created.json()["id"], {"Authorization": f"Bearer {created.json()['seats'][0]['token']}"}
+    with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True,
+                      timeout=TIMEOUT) as stream:
+        frames = sse_events(stream)
+        placed = requests.post(f"{base}/v1/games/{game_id}/actions", headers=ann, timeout=TIMEOUT,
+                               json={"action": {"type": "place", "cell": 4, "card": "sb-001"}})
+        assert placed.status_code == 201, placed.text
+        bot_moves = (f for f in frames if f["event"] == "action_taken" and f["data"]["data"]["seat"] == 1)
+        assert next(bot_moves)["data"]["data"]["action"]["type"] == "place"  # the worker played the bot
+
+    listed = wait_until(lambda: requests.get(f"{base}/v1/games", params={"game": "san-ban"}).json()["items"],
+                        "the projector to list the game")
+    assert [g["id"] for g in listed] == [game_id]
+
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "Kifu stopped." in out
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{base}/healthz", timeout=2)
+    assert (tmp_path / "run" / "redis" / "appendonly.aof").stat().st_size > 0  # the log is on disk (AOF)
+    assert (tmp_path / "run" / "secret").read_text().strip()  # a server secret was made and kept
