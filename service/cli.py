@@ -45,7 +45,15 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
             "-b", f"{host}:{port}", "--graceful-timeout", "5"]
     if access_log:
         args += ["--access-logfile", "-"]
+    if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
+        args.append("--no-control-socket")
     os.execv(sys.executable, [*args, "service.api:create_app()"])
+
+
+def _gunicorn_has_setting(name: str) -> bool:
+    from gunicorn.config import KNOWN_SETTINGS
+
+    return any(setting.name == name for setting in KNOWN_SETTINGS)
 
 
 @main.command()
