@@ -82,7 +82,7 @@ def test_registered_with_its_options() -> None:
     assert (RULES.id, RULES.name, RULES.rules_version, RULES.min_players, RULES.max_players) == \
         ("san-ban", "San Ban", "1", 2, 2)
     assert {k: o.default for k, o in RULES.options.items()} == \
-        {"mode": "standard", "first": "coin", "tier": 2, "decks": None}
+        {"mode": "standard", "first": "coin", "tier": 2, "deck": None, "decks": None}
 
 
 @pytest.mark.parametrize("options, reason", [
@@ -106,10 +106,24 @@ def test_registered_with_its_options() -> None:
     ({"decks": [[{"id": "x", "top": 1}, *filler("f")], filler("g", 5)]}, "missing right, bottom, left"),
     ({"decks": [[{**card("x", 1, 1, 1, 1), "colour": "red"}, *filler("f")], filler("g", 5)]}, "unknown field"),
     ({"decks": [[42, *filler("f")], filler("g", 5)]}, "catalogue id or an inline card"),
+    ({"deck": TIERS[1][:4]}, "option 'deck': deck 0 must be a list of 5-12 cards"),
+    ({"deck": [TIERS[1][:5], ["sb-999", *TIERS[1][:4]]]}, "option 'deck': unknown card 'sb-999'"),
+    ({"deck": "sb-001"}, "option 'deck'"),
+    ({"deck": TIERS[1][:5], "decks": [TIERS[1][:5], TIERS[2][:5]]}, "'deck' or 'decks', not both"),
 ])
 def test_bad_options_are_refused_with_a_reason(options: dict, reason: str) -> None:
     with pytest.raises(InvalidOptions, match=reason):
         create("san-ban", "g1", SEATS, b"seed", options)
+
+
+def test_option_deck_gives_each_seat_a_deck_or_one_each() -> None:
+    """RULES.md: "A game's options may give each seat a `deck`" (6 cards: each seat chooses 5)."""
+    six = list(TIERS[3][:6])
+    shared = replay(create("san-ban", "g1", SEATS, b"s", {"first": 0, "deck": six}))
+    assert [view(shared, s)["state"]["deck"] for s in (0, 1)] == [six, six]
+    own = replay(create("san-ban", "g1", SEATS, b"s", {"first": 0, "deck": [six, list(TIERS[4][:5])]}))
+    assert [view(own, s)["state"]["deck"] for s in (0, 1)] == [six, list(TIERS[4][:5])]
+    assert own.to_act == [0]  # only the seat with more than five cards chooses
 
 
 @pytest.mark.parametrize("deal, reason", [
@@ -355,7 +369,8 @@ def finish(table: Table, free: bool = True) -> Table:
 def test_hardcore_winner_claims_one_of_the_losers_five() -> None:
     table = finish(game("hardcore", decks=[WEAK, STRONG]))
     assert view(table, None)["phase"] == "claim" and table.result is None and table.to_act == [1]
-    assert legal_actions(table, 1) == [{"type": "claim", "card": f"w{i}"} for i in range(5)]
+    assert legal_actions(table, 1) == [*({"type": "claim", "card": f"w{i}"} for i in range(5)),
+                                       {"type": "claim", "card": None}]
     with pytest.raises(IllegalAction, match="s0 is not one of the loser's five cards"):
         decide(table, 1, {"type": "claim", "card": "s0"})
     with pytest.raises(NotYourTurn):
@@ -363,6 +378,17 @@ def test_hardcore_winner_claims_one_of_the_losers_five() -> None:
     table, _ = act(table, 1, {"type": "claim", "card": "w3"})
     assert table.result == {"scores": [1, 9], "ranks": [2, 1], "winners": [1],
                             "claimed": {"seat": 1, "card": "w3", "from": 0}}
+
+
+def test_hardcore_winner_may_take_no_card() -> None:
+    # rulebook: "the winner may choose to take and keep 1 opponent card" (RULES.md reads it as a must)
+    table = finish(game("hardcore", decks=[WEAK, STRONG]))
+    with pytest.raises(IllegalAction, match="card null takes none"):
+        decide(table, 1, {"type": "claim", "card": ["w0"]})
+    table, events = act(table, 1, {"type": "claim", "card": None})
+    assert [e.type for e in events] == ["action_taken", "claim_declined", "game_ended"]
+    assert table.result == {"scores": [1, 9], "ranks": [2, 1], "winners": [1], "claimed": None}
+    assert view(table, None)["state"]["claimed"] is None
 
 
 def test_hardcore_tie_has_no_claim() -> None:

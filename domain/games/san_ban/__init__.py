@@ -19,7 +19,10 @@ Decisions where the rules are silent:
   advanced mode ``rng.shuffled(range(5))`` for seat 0 then seat 1. The
   advanced order of seat ``s`` is ``[hand[i] for i in shuffle_s]`` where
   ``hand`` is the chosen five in deck order. A fixed deal draws no shuffle
-  (the five keep deck order); options ``decks`` are not a fixed deal.
+  (the five keep deck order); options ``deck``/``decks`` are not a fixed deal.
+* Option ``deck`` (RULES.md's name): one deck that each seat gets, or a list
+  of two decks, one per seat. Option ``decks`` (two decks, the fixed deal's
+  shape) is kept as well; giving both is refused.
 * A fixed deal is ``{"decks": [...], "first"?: 0|1|"coin"}``; ``decks`` is
   required, its ``first`` overrides the option.
 * ``choose_hand`` accepts the five in any order (``legal_actions`` lists each
@@ -38,7 +41,10 @@ Decisions where the rules are silent:
 * Flip rules all look at the board before the placement. Add counts own
   neighbours toward a repeated sum but flips only opponent cards.
 * Hardcore: the claim is the winner's decision in phase ``claim``; with a tie
-  there is no claim. Result extra ``claimed``: ``{"seat", "card", "from"}``.
+  there is no claim. The rulebook says the winner "may" take a card (RULES.md
+  reads it as compulsory): ``{"type": "claim", "card": null}`` takes none
+  (event ``claim_declined``). Result extra ``claimed``: ``{"seat", "card",
+  "from"}``, or ``null`` when declined.
 * View extras: ``chosen`` (each seat's five where visible, own advanced five
   sorted), ``deck`` (own), ``decks`` (all, once over), ``deck_sizes``,
   ``first``, ``coin_winner`` (once flipped), ``next_player``, ``scores``

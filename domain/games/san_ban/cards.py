@@ -140,3 +140,19 @@ def check_decks(value: Any) -> str | None:
     except InvalidOptions as problem:
         return str(problem)
     return None
+
+
+def deck_pair(value: Any) -> Any:
+    """Option ``deck`` (RULES.md's name) as two decks: one deck for each seat, or already a pair.
+
+    A card is an id or an object, never a list, so a list of two lists is a pair.
+    """
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == N_SEATS \
+            and all(isinstance(d, Sequence) and not isinstance(d, str) for d in value):
+        return value
+    return [value, value]
+
+
+def check_deck(value: Any) -> str | None:
+    """``Option.check`` for ``deck``: None, one deck (each seat gets it) or one per seat."""
+    return None if value is None else check_decks(deck_pair(value))

@@ -12,7 +12,7 @@ from domain.events import HIDDEN, Event
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import N_CELLS, flips
 from domain.games.san_ban.bots import greedy
-from domain.games.san_ban.cards import CATALOGUE, TIERS, Card, check_decks, parse_decks
+from domain.games.san_ban.cards import CATALOGUE, TIERS, Card, check_deck, check_decks, deck_pair, parse_decks
 from domain.games.san_ban.state import (ADD_MODES, ADVANCED, CHOOSE, CLAIM, COIN, COIN_PHASE, ELEMENTAL_MODES,
                                         FORCED_MODES, GAMER, HAND_SIZE, MODES, OPEN_MODES, PLAY, SEATS, State)
 from domain.rng import SeededRandom
@@ -60,8 +60,11 @@ class SanBan:
                         "integer|string", _check_whole(FIRST_CHOICES)),
         "tier": Option(2, "power tier (1 weak .. 5 strong) of the random decks", tuple(TIERS), "integer",
                        _check_whole(tuple(TIERS))),
-        "decks": Option(None, "null (random decks of 5 from the tier) or 2 decks of 5-12 cards: catalogue "
-                        "ids or inline cards {id, top, right, bottom, left, element?}", None, "array", check_decks),
+        "deck": Option(None, "null (random decks of 5 from the tier), one deck of 5-12 cards that each seat "
+                       "gets, or a list of 2 decks (one per seat); a card is a catalogue id or an inline card "
+                       "{id, top, right, bottom, left, element?}", None, "array", check_deck),
+        "decks": Option(None, "null, or 2 decks (one per seat) as in option 'deck'; give one of the two",
+                        None, "array", check_decks),
     }
     bots = {"greedy": greedy}
 
@@ -99,8 +102,12 @@ class SanBan:
             if _check_whole(FIRST_CHOICES)(first) or first not in FIRST_CHOICES:
                 raise InvalidOptions(f"the deal's 'first' must be 0, 1 or \"coin\"; got {first!r}")
             return parse_decks(deal["decks"]), first
+        if options["deck"] is not None and options["decks"] is not None:
+            raise InvalidOptions("give option 'deck' or 'decks', not both")
         if options["decks"] is not None:
             return parse_decks(options["decks"]), options["first"]
+        if options["deck"] is not None:
+            return parse_decks(deck_pair(options["deck"])), options["first"]
         ids = rng.sample(TIERS[options["tier"]], 2 * HAND_SIZE)
         decks = tuple(tuple(CATALOGUE[i] for i in ids[s * HAND_SIZE:(s + 1) * HAND_SIZE]) for s in SEATS)
         return decks, options["first"]
@@ -129,11 +136,15 @@ class SanBan:
         return NOBODY
 
     def outcome(self, state: State) -> dict[str, Any] | None:
-        """Scores, ranks and winners once over; hardcore adds the claimed card."""
+        """Scores, ranks and winners once over; hardcore adds the claimed card (null: none taken)."""
         if st.phase(state) != st.OVER:
             return None
         win = st.winner(state)
-        extra = {"claimed": {"seat": win, "card": state.claimed, "from": 1 - win}} if state.claimed else {}
+        extra: dict[str, Any] = {}
+        if state.claimed:
+            extra["claimed"] = {"seat": win, "card": state.claimed, "from": 1 - win}
+        elif state.claim_declined:
+            extra["claimed"] = None
         return result_from_scores(st.scores(state), **extra)
 
     # -- actions -------------------------------------------------------------
@@ -157,7 +168,8 @@ class SanBan:
         if kind == CHOOSE_FIRST:
             return [{"type": kind, "first": True}, {"type": kind, "first": False}]
         if kind == CLAIM_CARD:
-            return [{"type": kind, "card": c} for c in state.hands[1 - seat]]  # type: ignore[index]
+            return [*({"type": kind, "card": c} for c in state.hands[1 - seat]),  # type: ignore[index]
+                    {"type": kind, "card": None}]
         empty = [cell for cell, slot in enumerate(state.board) if slot is None]
         if state.mode in FORCED_MODES:
             return [{"type": PLACE, "cell": cell} for cell in empty]
@@ -238,8 +250,11 @@ class SanBan:
         require_fields(action, ["card"])
         loser = 1 - seat
         five = state.hands[loser]  # type: ignore[index]
+        if action["card"] is None:  # the rulebook: the winner "may" take a card
+            return [Event(st.CLAIM_DECLINED, {"seat": seat, "from": loser})]
         if action["card"] not in five:
-            raise IllegalAction(f"{action['card']} is not one of the loser's five cards ({', '.join(five)})")
+            raise IllegalAction(f"{action['card']} is not one of the loser's five cards ({', '.join(five)}); "
+                                "card null takes none")
         return [Event(st.CARD_CLAIMED, {"seat": seat, "card": action["card"], "from": loser})]
 
     def resolve(self, state: State, part: int, choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:

@@ -31,6 +31,7 @@ FIRST_CHOSEN = "first_chosen"
 CARD_PLACED = "card_placed"
 CARDS_FLIPPED = "cards_flipped"
 CARD_CLAIMED = "card_claimed"
+CLAIM_DECLINED = "claim_declined"
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class State:
     board: tuple[Slot | None, ...] = (None,) * N_CELLS
     played: tuple[tuple[str, ...], ...] = ((), ())
     claimed: str | None = None
+    claim_declined: bool = False  # hardcore: the winner took nothing (the rulebook's "may")
     # Caches derived from the fields above (queried several times per action);
     # kept out of ==, and rebuilt on unpickling (``__setstate__``).
     by_id: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)  # ``cards`` by id
@@ -120,7 +122,8 @@ def phase(state: State) -> str:
         return COIN_PHASE
     if state.n_placed < N_CELLS:
         return PLAY
-    if state.mode in CLAIM_MODES and state.claimed is None and winner(state) is not None:
+    if (state.mode in CLAIM_MODES and state.claimed is None and not state.claim_declined
+            and winner(state) is not None):
         return CLAIM
     return OVER
 
@@ -175,6 +178,7 @@ EVOLVERS: dict[str, Callable[[State, Event], State]] = {
     CARD_PLACED: _card_placed,
     CARDS_FLIPPED: _cards_flipped,
     CARD_CLAIMED: lambda state, ev: changed(state, claimed=ev.data["card"]),
+    CLAIM_DECLINED: lambda state, ev: changed(state, claim_declined=True),
 }
 
 
