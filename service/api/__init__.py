@@ -16,6 +16,7 @@ DEFAULTS = {
     "SECRET": None,
     "SSE_MAX_SECONDS": 300,
     "SSE_HEARTBEAT_SECONDS": 15,
+    "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
 }
 
 

@@ -9,14 +9,18 @@ reconnects with ``Last-Event-ID``); a comment line is sent as a heartbeat.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import redis
 from flask import Response, stream_with_context
 
 from domain.engine import GAME_SEALED
 from service.games import GameService, visible_envelope
+
+log = logging.getLogger(__name__)
 
 
 def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int,
@@ -24,20 +28,32 @@ def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int,
     """The streaming response (the game's existence is checked before streaming starts)."""
     svc.tables.load(game_id)
     frames = _frames(svc, game_id, viewer, after, float(config["SSE_MAX_SECONDS"]),
-                     int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000))
+                     int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
+                     int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000))
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(frames), mimetype="text/event-stream", headers=headers)
 
 
 def _frames(svc: GameService, game_id: str, viewer: int | None, after: int, max_s: float,
-            heartbeat_ms: int) -> Iterator[str]:
+            heartbeat_ms: int, slice_ms: int) -> Iterator[str]:
+    """The frames; each blocking read waits at most ``slice_ms``, which must stay
+    below the Redis client's socket timeout (redis-py's default is 5 s)."""
     deadline = time.monotonic() + max_s
+    quiet_since = time.monotonic()
     yield "retry: 1000\n\n"
     while time.monotonic() < deadline:
-        envs = svc.store.read(game_id, after, 500) or svc.store.wait_for(game_id, after, heartbeat_ms)
+        try:
+            envs = svc.store.read(game_id, after, 500) or \
+                svc.store.wait_for(game_id, after, min(heartbeat_ms, slice_ms))
+        except redis.RedisError:
+            log.warning("SSE for %s ended: the event store did not answer", game_id)
+            return  # the client reconnects with Last-Event-ID
         if not envs:
-            yield ": heartbeat\n\n"
+            if (time.monotonic() - quiet_since) * 1000 >= heartbeat_ms:
+                quiet_since = time.monotonic()
+                yield ": heartbeat\n\n"
             continue
+        quiet_since = time.monotonic()
         table, _head = svc.tables.load(game_id)
         for env in envs:
             shown = visible_envelope(env, viewer, table.finished)

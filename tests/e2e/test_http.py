@@ -9,6 +9,12 @@ from typing import Any
 
 import requests
 
+import tests.support.toy_game  # noqa: F401  (registers "toy")
+from service.api import DEFAULTS, create_app
+from service.games import NoScheduler
+from service.redis_server import EmbeddedRedis
+from tests.support.http import serving
+
 TIMEOUT = 10
 
 
@@ -113,3 +119,26 @@ def test_twenty_concurrent_clients_without_expected_version_all_serialise(base_u
     items = requests.get(f"{base_url}/v1/games/{game_id}/events", timeout=TIMEOUT).json()["items"]
     assert [e["type"] for e in items].count("choice_committed") == 2
     assert requests.get(f"{base_url}/v1/games/{game_id}/audit", timeout=TIMEOUT).json()["verified"]
+
+
+def test_an_idle_sse_stream_outlives_the_redis_socket_timeout(redis_server: EmbeddedRedis) -> None:
+    """Blocking reads are sliced below the client's socket timeout; heartbeats keep the line alive.
+
+    redis-py's default socket timeout is 5 s; here it is 0.3 s with 0.1 s slices and a
+    0.6 s heartbeat, so a stream that lives through two heartbeats has outlived the timeout.
+    """
+    import redis as redis_lib
+
+    client = redis_lib.Redis(port=redis_server.port, socket_timeout=0.3)
+    app = create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": client, "SECRET": "e2e",
+                      "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.6, "SSE_WAIT_SLICE_SECONDS": 0.1})
+    assert DEFAULTS["SSE_WAIT_SLICE_SECONDS"] < redis_lib.Connection().socket_timeout
+    with serving(app) as base:
+        game_id, (ann, _bob) = create_toy(base)
+        with requests.get(f"{base}/v1/games/{game_id}/events/stream", stream=True, timeout=TIMEOUT) as stream:
+            lines = stream.iter_lines(decode_unicode=True)
+            seen = []
+            while seen.count(": heartbeat") < 2:
+                seen.append(next(lines))
+            assert act(base, game_id, ann, {"type": "pick", "n": 3}).status_code == 201
+            assert next(line for line in lines if line.startswith("id: ")) == "id: 3"
