@@ -46,6 +46,7 @@ GENERIC_EVENTS = frozenset({GAME_CREATED, ACTION_TAKEN, CHOICE_COMMITTED, CHOICE
                             GAME_ENDED, GAME_SEALED})
 
 COMMON_OPTION_NAMES = ("move_timeout_s",)
+MAX_MOVE_TIMEOUT_S = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -131,8 +132,10 @@ def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str
         raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}")
     out = {name: spec.validate(name, options.get(name, spec.default)) for name, spec in game.options.items()}
     timeout = options.get("move_timeout_s")
-    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool) or timeout < 1):
-        raise InvalidOptions("option 'move_timeout_s' must be a whole number of seconds >= 1, or null")
+    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
+                                or not 1 <= timeout <= MAX_MOVE_TIMEOUT_S):
+        raise InvalidOptions(f"option 'move_timeout_s' must be a whole number of seconds "
+                             f"1-{MAX_MOVE_TIMEOUT_S} (a week), or null")
     out["move_timeout_s"] = timeout
     return out
 

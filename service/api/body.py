@@ -1,8 +1,11 @@
-"""Strict JSON request bodies (RFC 8259): no NaN, no Infinity, no overflowing floats.
+"""Strict JSON request bodies (RFC 8259): no NaN, no Infinity, no overflowing numbers.
 
 Python's json module accepts ``NaN``/``Infinity`` and turns ``1e999`` into
 ``inf``; none of them is JSON, and none could be hashed canonically, so they
-are refused here as malformed (400).
+are refused here as malformed (400). So are integers outside the signed 64-bit
+range (the log's JSON encoder cannot store them) and bodies nested deeper than
+``MAX_DEPTH`` (no request needs it; Python's parser and encoder would hit
+their recursion limits).
 """
 
 from __future__ import annotations
@@ -22,13 +25,42 @@ def _finite_float(text: str) -> float:
     return value
 
 
+INT64 = 2**63
+MAX_DEPTH = 64
+
+
+def _int64(text: str) -> int:
+    value = int(text)
+    if not -INT64 <= value < INT64:
+        raise ValueError(f"integer out of range: {text}")
+    return value
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of arrays and objects (iterative: a deep body cannot recurse us out)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def json_body() -> Any:
     """The request body parsed as strict JSON, or a 400."""
     try:
-        return json.loads(request.get_data(), parse_float=_finite_float, parse_constant=_no_constants)
+        body = json.loads(request.get_data(), parse_float=_finite_float, parse_int=_int64,
+                          parse_constant=_no_constants)
     except (ValueError, UnicodeDecodeError):
-        raise BadRequest("the body is not valid JSON") from None
+        raise BadRequest("the body is not valid JSON (numbers must be finite, integers 64-bit)") from None
+    except RecursionError:
+        body = None
+    else:
+        if _depth(body) <= MAX_DEPTH:
+            return body
+    raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")

@@ -14,7 +14,7 @@ bp = Blueprint("catalog", __name__)
 
 COMMON_OPTIONS = {"move_timeout_s": {"default": None, "type": "integer",
                                      "description": "seconds a human seat may take before a random legal "
-                                                    "action is played for it (null: no limit)"}}
+                                                    "action is played for it, 1-604800 (null: no limit)"}}
 
 
 def describe(game: Any) -> dict[str, Any]:

@@ -7,7 +7,8 @@ from flask.typing import ResponseReturnValue
 
 from projections import games_list
 from service.api import bearer_token, service
-from service.api.schemas import ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema, ReplayQuerySchema
+from service.api.schemas import (MAX_SEQ, ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema,
+                                 ReplayQuerySchema)
 from service.api.body import json_body
 from service.api.sse import event_stream
 from service.games import Caller
@@ -77,7 +78,7 @@ def _if_match_version() -> int:
     from marshmallow import ValidationError
 
     raw = request.headers["If-Match"].strip().strip('"')
-    if not raw.isdigit():
+    if not raw.isdigit() or int(raw) > MAX_SEQ:
         raise ValidationError({"If-Match": ["must be the expected version number"]})
     return int(raw)
 
@@ -93,6 +94,10 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     viewer = _caller(game_id).seat
     query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
     last_id = request.headers.get("Last-Event-ID", "")
+    if last_id.isdigit() and int(last_id) > MAX_SEQ:
+        from marshmallow import ValidationError
+
+        raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = int(last_id) if last_id.isdigit() else query["after"]
     return event_stream(service(), game_id, viewer, after, current_app.config)
 

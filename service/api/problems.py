@@ -48,7 +48,8 @@ def register(app: Flask) -> None:
         status, title = next((v for k, v in DOMAIN_STATUS.items() if isinstance(exc, k)), (422, "Refused"))
         return problem(status, title, str(exc))
 
-    @app.errorhandler(redis.RedisError)
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
     def _storage(exc: redis.RedisError) -> Response:
         log.error("redis unavailable: %s", exc)
         return problem(503, "Service unavailable", "the event store is unreachable; try again shortly")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from typing import Any
+
+from marshmallow import RAISE, Schema, fields, post_load, validate
 
 
 class PlayerSchema(Schema):
@@ -23,13 +25,17 @@ class CreateGameSchema(Schema):
     deal = fields.Dict(keys=fields.String(), load_default=None, allow_none=True)
 
 
+# Event numbers and versions stay below 2**53: exact in every JSON client (and in a Redis stream id).
+MAX_SEQ = 2**53 - 1
+SEQ = validate.Range(min=0, max=MAX_SEQ)
+
+
 class ActionSchema(Schema):
     class Meta:
         unknown = RAISE
 
     action = fields.Dict(keys=fields.String(), required=True)
-    expected_version = fields.Integer(load_default=None, allow_none=True, strict=True,
-                                      validate=validate.Range(min=0))
+    expected_version = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SEQ)
 
 
 class ListQuerySchema(Schema):
@@ -47,13 +53,23 @@ class EventsQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=SEQ)
+    cursor = fields.Integer(load_default=None, validate=SEQ,
+                            metadata={"description": "the list's `next`; the same as `after`"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+    @post_load
+    def _cursor_is_after(self, data: dict[str, Any], **_kw: Any) -> dict[str, Any]:
+        """API.md pages every list with ``cursor``; for events it is the ``after`` of ``next``."""
+        cursor = data.pop("cursor")
+        if cursor is not None:
+            data["after"] = cursor
+        return data
 
 
 class ReplayQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    step = fields.Integer(required=True, validate=validate.Range(min=1))
-    as_ = fields.Integer(data_key="as", load_default=None, validate=validate.Range(min=0))
+    step = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_SEQ))
+    as_ = fields.Integer(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))

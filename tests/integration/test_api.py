@@ -61,12 +61,31 @@ def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
         assert r.status_code == 400 and r.content_type == "application/problem+json"
 
 
-@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", str(2**63), str(-2**63 - 1)])
 def test_non_json_numbers_are_400_not_500(client: FlaskClient, number: str) -> None:
     game_id, (ann, _bob, _s) = create(client, "toy", TWO)
     body = '{"action": {"type": "pick", "n": %s}}' % number
     r = client.post(f"/v1/games/{game_id}/actions", data=body, content_type="application/json", headers=ann.headers)
     assert r.status_code == 400 and r.content_type == "application/problem+json"
+
+
+@pytest.mark.parametrize("depth", [65, 990, 5000])
+def test_deeply_nested_bodies_are_400_not_500(client: FlaskClient, depth: int) -> None:
+    game_id, (ann, _bob, _s) = create(client, "toy", TWO)
+    nested = "[" * depth + "]" * depth
+    for path, body, headers in [("/v1/games", nested, {}), ("/v1/audits", nested, {}),
+                                (f"/v1/games/{game_id}/actions",
+                                 '{"action": {"type": "pick", "n": %s}}' % nested, ann.headers)]:
+        r = client.post(path, data=body, content_type="application/json", headers=headers)
+        assert r.status_code == 400 and r.content_type == "application/problem+json", (path, r.json)
+    assert client.get(f"/v1/games/{game_id}/events").json["items"][-1]["seq"] == 2  # nothing appended
+
+
+def test_huge_move_timeout_is_refused_before_anything_is_written(client: FlaskClient) -> None:
+    body = {"game": "toy", "players": [{"name": "orphan"}, {"name": "b"}], "options": {"move_timeout_s": 2**62}}
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 422 and "move_timeout_s" in r.json["detail"]
+    assert client.post("/v1/games", json={**body, "options": {"move_timeout_s": 604800}}).status_code == 201
 
 
 def test_unknown_game_token_turn_and_version_errors(client: FlaskClient) -> None:
@@ -169,7 +188,12 @@ def test_events_paginate(client: FlaskClient) -> None:
     rest = spectator.get(f"/events?after={page['next']}&limit=100").json
     assert rest["items"][0]["seq"] == 3 and rest["next"] is None
     assert rest["items"][0]["prev"] == page["items"][-1]["hash"]
+    assert spectator.get(f"/events?cursor={page['next']}&limit=100").json == rest  # API.md's list cursor
     assert spectator.get("/events?limit=0").status_code == 422
+    for query in (f"after={2**53}", "after=99999999999999999999999", f"cursor={2**63}"):
+        r = spectator.get(f"/events?{query}")
+        assert r.status_code == 422 and r.content_type == "application/problem+json", query
+    assert spectator.get(f"/replay?step={10**30}").status_code == 422
 
 
 def test_catalog_health_and_metrics(client: FlaskClient) -> None:

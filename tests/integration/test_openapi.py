@@ -351,10 +351,16 @@ def test_422_schema_errors_carry_field_errors(api: Contract, game: dict[str, Any
         ("get", f"/v1/games/{gid}/events/stream", {"query_string": {"after": "x"}}, "after"),
         ("get", f"/v1/games/{gid}/replay", {}, "step"),
         ("get", f"/v1/games/{gid}/replay", {"query_string": {"step": 0}}, "step"),
+        ("get", f"/v1/games/{gid}/events", {"query_string": {"after": 2**60}}, "after"),
+        ("post", acts, {"json": {"action": pick, "expected_version": 2**60}, "token": token},
+         "expected_version"),
     ]
     for method, path, kw, field in cases:
         r = api.call(method, path, 422, request_valid=False, **kw)
         assert field in r.json["errors"], (path, r.json)
+    # a header the spec types as a string, so the request itself is valid
+    r = api.call("get", f"/v1/games/{gid}/events/stream", 422, headers={"Last-Event-ID": str(2**60)})
+    assert "Last-Event-ID" in r.json["errors"]
 
 
 def test_422_rule_violations_explain_the_rule(api: Contract, game: dict[str, Any]) -> None:
