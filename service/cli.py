@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import click
 import redis
+
+from service.supervisor import Supervisor
 
 
 def _redis() -> redis.Redis:
@@ -76,11 +78,15 @@ def projector() -> None:
     from service.store import EventStore
 
     proj = Projector(EventStore(_redis()))
-    stop = {"now": False}
-    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     try:
-        while not stop["now"]:
-            proj.run_once(block_ms=1000)
+        while not stopping.is_set():
+            try:
+                proj.run_once(block_ms=1000)
+            except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis restarting or stalled
+                click.echo(f"projector: Redis did not answer ({exc}); retrying in 1 s", err=True)
+                stopping.wait(1.0)
     except KeyboardInterrupt:
         pass
 
@@ -138,11 +144,11 @@ def run(port: int, data: str) -> None:
     env = dict(os.environ)
     env.setdefault("KIFU_SECRET", _run_secret(Path(data)))
     kifu = [sys.executable, "-m", "service.cli"]
-    children = [subprocess.Popen([*kifu, "serve", "--port", str(port)], env=env),
-                subprocess.Popen([*kifu, "worker"], env=env),
-                subprocess.Popen([*kifu, "projector"], env=env)]
+    supervisor = Supervisor({"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"],
+                             "projector": [*kifu, "projector"]}, env=env)
+    supervisor.start()
     click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
-    _wait_and_stop(children, embedded)
+    _supervise(supervisor, embedded)
 
 
 def _run_secret(data: Path) -> str:
@@ -157,28 +163,25 @@ def _run_secret(data: Path) -> str:
     return path.read_text().strip()
 
 
-def _wait_and_stop(children: list[subprocess.Popen[bytes]], embedded: Any) -> None:
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+def _supervise(supervisor: Supervisor, embedded: Any) -> None:
+    """Restart children that exit until SIGTERM/Ctrl-C (or too many restarts); then stop all."""
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    failed = False
     try:
-        while all(c.poll() is None for c in children):
-            try:
-                children[0].wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                pass
+        while not stopping.wait(0.5):
+            if not supervisor.poll():
+                failed = True
+                break
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        supervisor.stop()
         if embedded is not None:
             embedded.stop()
-        click.echo("Kifu stopped.")
+        click.echo("Kifu stopped." if not failed else "Kifu stopped: a process kept failing (see above).")
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 One test drives the whole stack as ``make run`` leaves it: a San Ban game against
 a greedy bot (the worker answers the human's move), watched over SSE (through
-gunicorn's gevent workers), listed by the projector, then SIGTERM stops every
-process and the embedded Redis.
+gunicorn's gevent workers), the worker killed and restarted by the supervisor,
+the game listed by the projector, then SIGTERM stops every process and the
+embedded Redis.
 """
 
 from __future__ import annotations
@@ -41,6 +42,25 @@ def wait_until(condition: Callable[[], Any], what: str, timeout_s: float = 30.0)
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def child_running(parent: int, word: str) -> int | None:
+    """The pid of a child of ``parent`` whose command line contains ``word`` (from /proc)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and word.encode() in argv:
+            return int(entry.name)
+    return None
+
+
+def empty_cell(base: str, game_id: str) -> int:
+    return requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["state"]["board"].index(None)
+
+
 @pytest.fixture
 def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
@@ -76,6 +96,20 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
         assert placed.status_code == 201, placed.text
         bot_moves = (f for f in frames if f["event"] == "action_taken" and f["data"]["data"]["seat"] == 1)
         assert next(bot_moves)["data"]["data"]["action"]["type"] == "place"  # the worker played the bot
+
+    # the supervisor restarts a worker that dies; the bot then answers the next move
+    worker = child_running(proc.pid, "worker")
+    os.kill(worker, signal.SIGKILL)
+    wait_until(lambda: child_running(proc.pid, "worker") not in (None, worker), "the worker to be restarted")
+    version = requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"]
+    with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True, timeout=TIMEOUT,
+                      params={"after": version}) as stream:
+        frames = sse_events(stream)
+        placed = requests.post(f"{base}/v1/games/{game_id}/actions", headers=ann, timeout=TIMEOUT,
+                               json={"action": {"type": "place", "cell": empty_cell(base, game_id), "card": "sb-002"}})
+        assert placed.status_code == 201, placed.text
+        seats = (f["data"]["data"]["seat"] for f in frames if f["event"] == "action_taken")
+        assert next(seats) == 0 and next(seats) == 1  # the restarted worker played the bot
 
     listed = wait_until(lambda: requests.get(f"{base}/v1/games", params={"game": "san-ban"}).json()["items"],
                         "the projector to list the game")

@@ -1,0 +1,74 @@
+"""kifu run's supervisor: a child that exits is restarted after a back-off; one that keeps
+failing makes it give up; stop() ends every child. Time is a fake clock, never a sleep."""
+
+from __future__ import annotations
+
+import sys
+
+from service.supervisor import Supervisor
+
+EXITS = [sys.executable, "-c", "raise SystemExit(3)"]
+LIVES = [sys.executable, "-c", "import time; time.sleep(120)"]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_child_that_exits_is_restarted_after_a_doubling_back_off() -> None:
+    clock = Clock()
+    sup = Supervisor({"flaky": EXITS, "steady": LIVES}, max_restarts=3, window_s=300, clock=clock)
+    sup.start()
+    flaky, steady = sup.children
+    try:
+        first, steady_process = flaky.process, steady.process
+        assert first is not None and first.wait(timeout=30) == 3
+        assert sup.poll() and flaky.process is first  # waits 1 s before the first restart
+        clock.now += 1.0
+        assert sup.poll() and flaky.process is not first and flaky.restarts == [1001.0]
+        assert flaky.process.wait(timeout=30) == 3
+        assert sup.poll() and flaky.due == clock.now + 2.0  # then 2 s
+        clock.now += 2.0
+        assert sup.poll() and len(flaky.restarts) == 2
+        assert steady.process is steady_process and steady_process.poll() is None  # untouched
+    finally:
+        sup.stop()
+    assert steady.process is not None and steady.process.returncode is not None
+
+
+def test_too_many_restarts_in_the_window_gives_up() -> None:
+    clock = Clock()
+    sup = Supervisor({"broken": EXITS}, max_restarts=2, window_s=300, clock=clock)
+    sup.start()
+    (broken,) = sup.children
+    try:
+        for _ in range(2):
+            assert broken.process is not None and broken.process.wait(timeout=30) == 3
+            assert sup.poll()
+            clock.now += 60
+            assert sup.poll()
+        assert broken.process.wait(timeout=30) == 3
+        assert not sup.poll()  # a third exit within five minutes
+    finally:
+        sup.stop()
+
+
+def test_restarts_older_than_the_window_are_forgotten() -> None:
+    clock = Clock()
+    sup = Supervisor({"rare": EXITS}, max_restarts=1, window_s=300, clock=clock)
+    sup.start()
+    (rare,) = sup.children
+    try:
+        assert rare.process is not None and rare.process.wait(timeout=30) == 3
+        sup.poll()
+        clock.now += 1
+        assert sup.poll() and len(rare.restarts) == 1
+        assert rare.process.wait(timeout=30) == 3
+        clock.now += 301
+        assert sup.poll()  # the earlier restart is out of the window
+    finally:
+        sup.stop()
