@@ -5,11 +5,18 @@ restarted after a back-off that doubles with each recent restart (1 s, 2 s, 4 s
 ... at most 30 s). More than ``max_restarts`` restarts of one child within
 ``window_s`` means something is wrong for good: ``poll`` then answers False
 and the caller stops everything.
+
+Each child runs in its own process group, and a child that exits takes its
+group with it: the RQ worker forks its scheduler, which inherits the worker's
+Redis socket; left alive, it keeps the dead worker's blocking BLMOVE open, and
+Redis would hand the next job to a client nobody reads.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +51,7 @@ class Supervisor:
             self._spawn(child)
 
     def _spawn(self, child: Child) -> None:
-        child.process = subprocess.Popen(child.command, env=self.env)
+        child.process = subprocess.Popen(child.command, env=self.env, start_new_session=True)
         child.due = None
 
     def poll(self) -> bool:
@@ -54,6 +61,7 @@ class Supervisor:
             if child.process is None or child.process.poll() is None:
                 continue
             if child.due is None:
+                _signal_group(child.process, signal.SIGKILL)  # orphans it forked
                 child.restarts = [t for t in child.restarts if now - t < self.window_s]
                 if len(child.restarts) >= self.max_restarts:
                     log.error("%s exited %d times in %.0f s; giving up", child.name, len(child.restarts) + 1,
@@ -72,10 +80,21 @@ class Supervisor:
         """SIGTERM every running child, then SIGKILL what is left after ``timeout_s``."""
         running = [c.process for c in self.children if c.process is not None and c.process.poll() is None]
         for process in running:
-            process.terminate()
+            _signal_group(process, signal.SIGTERM)
         for process in running:
             try:
                 process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+                pass
+        for child in self.children:
+            if child.process is not None:
+                _signal_group(child.process, signal.SIGKILL)
+                child.process.wait()
+
+
+def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
+    """Signal the process group the child leads (it may be gone already)."""
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -66,17 +66,23 @@ def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "KIFU_SECRET")}
     env["PORT"] = str(port)
+    log = (tmp_path / "kifu-run.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "service.cli", "run", "--data", str(tmp_path / "run")],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            env=env, stdout=log, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until(lambda: requests.get(f"{base}/readyz", timeout=2).status_code == 200, "readyz")
         yield base, proc
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if proc.poll() is None:  # a failed test: stop it the normal way (its children run in their own groups)
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        log.close()
+        print((tmp_path / "kifu-run.log").read_text()[-4000:])  # shown by pytest when the test fails
 
 
 def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[str, subprocess.Popen[str]],
@@ -116,9 +122,8 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
     assert [g["id"] for g in listed] == [game_id]
 
     proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=30)
-    assert proc.returncode == 0, out
-    assert "Kifu stopped." in out
+    assert proc.wait(timeout=30) == 0
+    assert "Kifu stopped." in (tmp_path / "kifu-run.log").read_text()
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{base}/healthz", timeout=2)
     assert (tmp_path / "run" / "redis" / "appendonly.aof").stat().st_size > 0  # the log is on disk (AOF)

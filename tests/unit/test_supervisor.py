@@ -4,6 +4,8 @@ failing makes it give up; stop() ends every child. Time is a fake clock, never a
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
 from service.supervisor import Supervisor
 
@@ -70,5 +72,39 @@ def test_restarts_older_than_the_window_are_forgotten() -> None:
         assert rare.process.wait(timeout=30) == 3
         clock.now += 301
         assert sup.poll()  # the earlier restart is out of the window
+    finally:
+        sup.stop()
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for init to reap it is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_child_that_exits_takes_what_it_forked_with_it(tmp_path: Path) -> None:
+    """The RQ worker's forked scheduler would otherwise keep the dead worker's Redis socket."""
+    pid_file = tmp_path / "grandchild"
+    forks = [sys.executable, "-c",
+             "import os, sys, time\n"
+             "pid = os.fork()\n"
+             "if pid == 0:\n    time.sleep(120)\n"
+             f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
+             "sys.exit(3)"]
+    clock = Clock()
+    sup = Supervisor({"forker": forks}, clock=clock)
+    sup.start()
+    try:
+        (forker,) = sup.children
+        assert forker.process is not None and forker.process.wait(timeout=30) == 3
+        grandchild = int(pid_file.read_text())
+        assert alive(grandchild)
+        sup.poll()
+        deadline = time.monotonic() + 10  # SIGKILL is delivered asynchronously
+        while alive(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not alive(grandchild)
     finally:
         sup.stop()
