@@ -69,11 +69,11 @@ class Option:
         """Return ``value`` if acceptable, else raise ``InvalidOptions``."""
         if self.choices is not None and not any(value == c and type(value) is type(c) for c in self.choices):
             allowed = ", ".join(map(str, self.choices))
-            raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}")
+            raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}", ("options", name))
         if self.check is not None:
             problem = self.check(value)
             if problem:
-                raise InvalidOptions(f"option {name!r}: {problem}")
+                raise InvalidOptions(f"option {name!r}: {problem}", ("options", name))
         return value
 
     def describe(self) -> dict[str, Any]:

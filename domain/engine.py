@@ -129,13 +129,13 @@ def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str
     options = dict(options or {})
     unknown = sorted(set(options) - set(game.options) - set(COMMON_OPTION_NAMES))
     if unknown:
-        raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}")
+        raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}", ("options", unknown[0]))
     out = {name: spec.validate(name, options.get(name, spec.default)) for name, spec in game.options.items()}
     timeout = options.get("move_timeout_s")
     if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
                                 or not 1 <= timeout <= MAX_MOVE_TIMEOUT_S):
         raise InvalidOptions(f"option 'move_timeout_s' must be a whole number of seconds "
-                             f"1-{MAX_MOVE_TIMEOUT_S} (a week), or null")
+                             f"1-{MAX_MOVE_TIMEOUT_S} (a week), or null", ("options", "move_timeout_s"))
     out["move_timeout_s"] = timeout
     return out
 
@@ -145,20 +145,25 @@ def create(kind: str, game_id: str, seats: Sequence[Seat], seed: bytes,
     """The opening events of a new game (``game_created`` then the game's setup)."""
     game = get_game(kind)
     if not game.min_players <= len(seats) <= game.max_players:
-        raise InvalidOptions(f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}")
+        raise InvalidOptions(f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}",
+                             ("players",))
     known_bots = bot_levels(game)
     for bot in {s.bot for s in seats} - {None}:
         if bot not in known_bots:
-            raise InvalidOptions(f"unknown bot {bot!r} for {game.id}; known: {', '.join(known_bots)}")
+            raise InvalidOptions(f"unknown bot {bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players",))
     opts = normalize_options(game, options)
     if deal is not None and not isinstance(deal, Mapping):
-        raise InvalidOptions("a fixed deal must be a JSON object")
+        raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))
     created = Event(GAME_CREATED, {
         "game_id": game_id, "game": game.id, "options": opts, "seats": [s.to_dict() for s in seats],
         "seed_hash": seed_hash(seed), "rules_version": game.rules_version, "engine_version": ENGINE_VERSION,
         "fixed_deal": deal is not None,
     }, private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {})
-    return [created, *game.setup(opts, len(seats), SeededRandom(seed), deal)]
+    try:
+        return [created, *game.setup(opts, len(seats), SeededRandom(seed), deal)]
+    except InvalidOptions as exc:  # the setup judges the deal, or the options when there is none
+        exc.field = exc.field or (("deal",) if deal is not None else ("options",))
+        raise
 
 
 def replay(events: Sequence[Event], table: Table | None = None) -> Table:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 
 class KifuError(Exception):
-    """Base class: the message is meant for a person to read and act on."""
+    """Base class: the message is meant for a person to read and act on.
+
+    ``field`` optionally names the request field at fault as a path, e.g.
+    ``("options", "mode")``; the API reports it under ``errors``.
+    """
+
+    def __init__(self, message: str, field: tuple[str, ...] | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class IllegalAction(KifuError):

@@ -31,7 +31,7 @@ def get_game(game_id: str) -> Game:
         return _GAMES[game_id]
     except KeyError:
         known = ", ".join(sorted(_GAMES))
-        raise UnknownGame(f"unknown game {game_id!r}; known games: {known}") from None
+        raise UnknownGame(f"unknown game {game_id!r}; known games: {known}", ("game",)) from None
 
 
 def all_games() -> list[Game]:

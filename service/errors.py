@@ -9,6 +9,10 @@ class ServiceError(Exception):
     status = 400
     title = "Bad request"
 
+    def __init__(self, message: str = "", field: tuple[str, ...] | None = None) -> None:
+        super().__init__(message)
+        self.field = field  # the request field at fault, reported under ``errors``
+
 
 class GameNotFound(ServiceError):
     status = 404

@@ -90,7 +90,7 @@ class GameService:
         try:
             events = engine.create(game, game_id, seats, seed, options, deal)
         except InvalidOptions as exc:
-            raise Unprocessable(str(exc)) from None
+            raise Unprocessable(str(exc), exc.field) from None
         envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()))
         nonce = secrets.token_hex(16)
         meta = {"seed": seed.hex(), "nonce": nonce, "created_at": envs[0]["at"]}
@@ -252,14 +252,14 @@ class GameService:
         """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""
         table, head = self.tables.load(game_id)
         if not 1 <= step <= head.version:
-            raise Unprocessable(f"step must be between 1 and {head.version}")
+            raise Unprocessable(f"step must be between 1 and {head.version}", ("step",))
         if as_seat is not None and not 0 <= as_seat < len(table.seats):
-            raise Unprocessable(f"there is no seat {as_seat}")
+            raise Unprocessable(f"there is no seat {as_seat}", ("as",))
         if as_seat is not None and not table.finished and as_seat != viewer:
             raise Forbidden("while the game runs, a replay can only be seen as your own seat")
         envs = self.store.read(game_id, 0, step)
         past = engine.replay([to_event(e) for e in envs])
-        who = as_seat if as_seat is not None else (None if table.finished else viewer)
+        who = as_seat  # API.md: the spectator view while in progress, unless as=your own seat
         everything = table.finished and as_seat is None
         shown = self.game_view(past, who)
         if everything:

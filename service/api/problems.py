@@ -30,6 +30,16 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> Response:
     return Response(json.dumps(body), status=status, mimetype="application/problem+json")
 
 
+def _field_errors(path: tuple[str, ...] | None, message: str) -> dict[str, Any]:
+    """``{"errors": {"options": {"mode": [message]}}}`` for a field path; nothing without one."""
+    if not path:
+        return {}
+    errors: Any = [message]
+    for name in reversed(path):
+        errors = {name: errors}
+    return {"errors": errors}
+
+
 def register(app: Flask) -> None:
     """Map every error to a problem response."""
 
@@ -41,12 +51,12 @@ def register(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service(exc: ServiceError) -> Response:
         extra = {"current_version": exc.current} if isinstance(exc, Conflict) else {}
-        return problem(exc.status, exc.title, str(exc), **extra)
+        return problem(exc.status, exc.title, str(exc), **extra, **_field_errors(exc.field, str(exc)))
 
     @app.errorhandler(KifuError)
     def _domain(exc: KifuError) -> Response:
         status, title = next((v for k, v in DOMAIN_STATUS.items() if isinstance(exc, k)), (422, "Refused"))
-        return problem(status, title, str(exc))
+        return problem(status, title, str(exc), **_field_errors(exc.field, str(exc)))
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

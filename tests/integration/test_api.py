@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -53,6 +54,27 @@ def test_create_refuses_bad_bodies_with_field_errors(client: FlaskClient, body: 
 def test_create_refuses_bad_games_with_a_reason(client: FlaskClient, body: dict, words: str) -> None:
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422 and words in r.json["detail"]
+
+
+@pytest.mark.parametrize("body, errors", [
+    ({"game": "chess", "players": TWO}, {"game"}),
+    ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, {"options": {"rounds"}}),
+    ({"game": "toy", "players": TWO, "options": {"colour": "red"}}, {"options": {"colour"}}),
+    ({"game": "toy", "players": TWO, "options": {"move_timeout_s": 0}}, {"options": {"move_timeout_s"}}),
+    ({"game": "toy", "players": TWO[:1]}, {"players"}),
+    ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, {"players"}),
+    ({"game": "toy", "players": TWO, "deal": {"nonsense": 1}}, {"deal"}),
+])
+def test_invalid_games_name_the_field_under_errors(client: FlaskClient, body: dict, errors: Any) -> None:
+    """API.md: validation errors carry ``errors`` (field -> messages), also the rules' own checks."""
+    r = client.post("/v1/games", json=body)
+    assert r.status_code == 422 and r.json["detail"]
+    got = r.json["errors"]
+    if isinstance(errors, dict):
+        ((outer, inner),) = errors.items()
+        assert set(got) == {outer} and set(got[outer]) == inner and got[outer][next(iter(inner))] == [r.json["detail"]]
+    else:
+        assert set(got) == errors and got[next(iter(errors))] == [r.json["detail"]]
 
 
 def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
@@ -175,9 +197,15 @@ def test_replay_steps_and_bounds(client: FlaskClient) -> None:
     r = spectator.get("/replay?step=1").json
     assert r["step"] == 1 and r["event"]["type"] == "game_created" and r["view"]["version"] == 1
     assert spectator.get("/replay?step=0").status_code == 422
-    assert spectator.get("/replay?step=99").status_code == 422
+    too_far = spectator.get("/replay?step=99")
+    assert too_far.status_code == 422 and too_far.json["errors"] == {"step": ["step must be between 1 and 3"]}
+    assert spectator.get("/replay?step=1&as=7").json["errors"] == {"as": ["there is no seat 7"]}
     assert spectator.get("/replay").status_code == 422
     assert spectator.get("/replay?step=x").status_code == 422
+    # API.md: the spectator view while in progress, also for a seat; as=own seat shows one's own
+    mine = ann.get("/replay?step=3").json
+    assert mine == spectator.get("/replay?step=3").json and mine["view"]["my_choice"] is None
+    assert ann.get("/replay?step=3&as=0").json["view"]["my_choice"] == {"type": "pick", "n": 1}
 
 
 def test_events_paginate(client: FlaskClient) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from domain.contract import Option, Pending, require_fields, result_from_scores
-from domain.errors import IllegalAction
+from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
 from domain.rng import SeededRandom
@@ -43,6 +43,8 @@ class Toy:
 
     def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
               deal: Mapping[str, Any] | None) -> list[Event]:
+        if deal is not None and not isinstance(deal.get("cards"), list):
+            raise InvalidOptions('a toy deal is {"cards": [n, ...]}')
         cards = list(deal["cards"]) if deal else rng.sample(range(100), 3)
         return [Event("toy_dealt", {"count": 3}, {"0": {"cards": cards}, HIDDEN: {"spare": rng.below(10)}})]
 
