@@ -44,7 +44,7 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     """
     _redis()
     args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "--worker-connections", "1000",
-            "-b", f"{host}:{port}", "--graceful-timeout", "5"]
+            "-b", f"{host}:{port}", "--graceful-timeout", "5", "-c", "python:service.gunicorn_conf"]
     if access_log:
         args += ["--access-logfile", "-"]
     if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME

@@ -89,6 +89,9 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
                                                                tmp_path: Path) -> None:
     base, proc = kifu_run
     assert {"san-ban", "nin-nal", "kiri-ai"} <= {g["id"] for g in requests.get(f"{base}/v1/catalog").json()["games"]}
+    too_long = requests.get(f"{base}/v1/games/{'x' * 5000}", timeout=TIMEOUT)  # refused by gunicorn itself
+    assert too_long.status_code == 414 and too_long.headers["Content-Type"] == "application/problem+json"
+    assert too_long.json()["status"] == 414  # API.md: no HTML error pages
     created = requests.post(f"{base}/v1/games", timeout=TIMEOUT, json={
         "game": "san-ban", "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
         "options": {"mode": "standard"}, "deal": {"first": 0, "decks": DECKS}})
