@@ -205,6 +205,8 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
     api.call("get", f"/v1/games/{gid}/replay", 200, query_string={"step": 5})
     running = api.call("get", f"/v1/games/{gid}/record", 200).json
     assert running["complete"] is False and "note" in running
+    early = api.call("post", "/v1/audits", 200, json=running).json  # says why, rather than a broken chain
+    assert early["verified"] is False and [c["name"] for c in early["checks"]] == ["format", "complete"]
     assert api.call("get", f"/v1/games/{gid}/audit", 200).json["verified"] is True
 
     older = api.call("post", "/v1/games", 201, json={"game": "toy", "players": TWO}).json["id"]
