@@ -25,6 +25,9 @@ Decisions where the rules are silent:
   shape) is kept as well; giving both is refused.
 * A fixed deal is ``{"decks": [...], "first"?: 0|1|"coin"}``; ``decks`` is
   required, its ``first`` overrides the option.
+* RULES.md lists ``choose_hand`` for standard and hardcore only, yet advanced
+  also chooses five secretly: advanced uses ``choose_hand`` too (the order is
+  the generator's, so ``set_order`` would mean nothing there).
 * ``choose_hand`` accepts the five in any order (``legal_actions`` lists each
   set once, in deck order); ``set_order`` is the five in play order.
 * The hands are revealed together when every choosing seat is in, also the
