@@ -166,7 +166,8 @@ def _run_secret(data: Path) -> str:
 def _supervise(supervisor: Supervisor, embedded: Any) -> None:
     """Restart children that exit until SIGTERM/Ctrl-C (or too many restarts); then stop all."""
     stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    for signum in (signal.SIGTERM, signal.SIGINT):  # SIGINT too: a shell may start us with it ignored
+        signal.signal(signum, lambda *_: stopping.set())
     failed = False
     try:
         while not stopping.wait(0.5):

@@ -3,7 +3,7 @@
 One test drives the whole stack as ``make run`` leaves it: a San Ban game against
 a greedy bot (the worker answers the human's move), watched over SSE (through
 gunicorn's gevent workers), the worker killed and restarted by the supervisor,
-the game listed by the projector, then SIGTERM stops every process and the
+the game listed by the projector, then Ctrl-C (SIGINT) stops every process and the
 embedded Redis.
 """
 
@@ -124,7 +124,7 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
                         "the projector to list the game")
     assert [g["id"] for g in listed] == [game_id]
 
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C (SIGTERM takes the same path)
     assert proc.wait(timeout=30) == 0
     assert "Kifu stopped." in (tmp_path / "kifu-run.log").read_text()
     with pytest.raises(requests.ConnectionError):
