@@ -29,7 +29,13 @@ DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007"
 
 
 def wait_until(condition: Callable[[], Any], what: str, timeout_s: float = 30.0) -> Any:
-    """Poll ``condition`` until it returns something truthy (waiting for a state, not a time)."""
+    """Poll ``condition`` until it returns something truthy (waiting for a state, not a time).
+
+    Used only for what other processes do on their own schedule and announce
+    nowhere we can block on: gunicorn starting to listen, the supervisor's
+    restart, the projector's eventually consistent list. The short pause
+    between polls decides nothing; the deadline only turns a hang into a failure.
+    """
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:

@@ -504,7 +504,10 @@ MALFORMED = [{"type": "select"}, {"type": "take"}, {"type": "pass"},
 def check_invariants(table: Table) -> None:
     state = table.state
     assert sorted(accounted(state)) == sorted(CARDS)
-    assert 1 <= state.round <= 9
+    # 9 cards each, one played per round: a select phase holds 10 - round, later phases 9 - round
+    played = 9 - len(state.hands[0])
+    assert all(len(h) == len(state.hands[0]) for h in state.hands)
+    assert state.round == (played + 1 if state.phase == nin_nal.SELECT else played)
     assert len(state.piles) == 3 and all(state.piles)
     assert view(table, None)["state"]["scores"] == [sum(value(c) for c in w) for w in state.won]
 

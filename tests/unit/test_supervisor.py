@@ -3,14 +3,15 @@ failing makes it give up; stop() ends every child. Time is a fake clock, never a
 
 from __future__ import annotations
 
+import os
+import select
 import sys
-import time
 from pathlib import Path
 
 from service.supervisor import Supervisor
 
 EXITS = [sys.executable, "-c", "raise SystemExit(3)"]
-LIVES = [sys.executable, "-c", "import time; time.sleep(120)"]
+LIVES = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal stops it
 
 
 class Clock:
@@ -88,9 +89,9 @@ def test_a_child_that_exits_takes_what_it_forked_with_it(tmp_path: Path) -> None
     """The RQ worker's forked scheduler would otherwise keep the dead worker's Redis socket."""
     pid_file = tmp_path / "grandchild"
     forks = [sys.executable, "-c",
-             "import os, sys, time\n"
+             "import os, signal, sys\n"
              "pid = os.fork()\n"
-             "if pid == 0:\n    time.sleep(120)\n"
+             "if pid == 0:\n    signal.pause()\n"
              f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
              "sys.exit(3)"]
     clock = Clock()
@@ -100,11 +101,13 @@ def test_a_child_that_exits_takes_what_it_forked_with_it(tmp_path: Path) -> None
         (forker,) = sup.children
         assert forker.process is not None and forker.process.wait(timeout=30) == 3
         grandchild = int(pid_file.read_text())
-        assert alive(grandchild)
-        sup.poll()
-        deadline = time.monotonic() + 10  # SIGKILL is delivered asynchronously
-        while alive(grandchild) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        exited = os.pidfd_open(grandchild)  # readable once the process has exited
+        try:
+            assert alive(grandchild) and select.select([exited], [], [], 0)[0] == []
+            sup.poll()
+            assert select.select([exited], [], [], 10)[0] == [exited]  # the kill is asynchronous
+        finally:
+            os.close(exited)
         assert not alive(grandchild)
     finally:
         sup.stop()
