@@ -133,16 +133,17 @@ class EventStore:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""
         if limit is not None and limit <= 0:
             return []
-        entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
-        return [orjson.loads(fields[b"e"]) for _id, fields in entries]
+        return _decoded(self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit))
 
     def read_many(self, ranges: Mapping[str, tuple[int, int]]) -> dict[str, list[dict[str, Any]]]:
         """``read(game, after, limit)`` for several games in one round trip: ``{game: (after, limit)}``."""
+        wanted = [game_id for game_id, (_after, limit) in ranges.items() if limit > 0]
         pipe = self.redis.pipeline(transaction=False)
-        for game_id, (after, limit) in ranges.items():
-            pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=max(limit, 1))
-        return {game_id: [orjson.loads(fields[b"e"]) for _id, fields in entries] if ranges[game_id][1] > 0 else []
-                for game_id, entries in zip(ranges, pipe.execute())}
+        for game_id in wanted:
+            after, limit = ranges[game_id]
+            pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
+        got = dict(zip(wanted, pipe.execute())) if wanted else {}
+        return {game_id: _decoded(got.get(game_id, [])) for game_id in ranges}
 
     def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]:
         """Every envelope, read in batches."""
@@ -157,7 +158,7 @@ class EventStore:
     def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Block until events after ``after`` exist (or ``block_ms`` passes)."""
         got = self.redis.xread({self.log_key(game_id): f"{after}-0"}, block=block_ms, count=500)
-        return [orjson.loads(fields[b"e"]) for _stream, entries in got for _id, fields in entries]
+        return [env for _stream, entries in got for env in _decoded(entries)]
 
     def meta(self, game_id: str) -> dict[str, str]:
         """The server-only meta hash of a game."""
@@ -167,3 +168,8 @@ class EventStore:
         """The stored first answer for ``key``, if any."""
         raw = self.redis.get(self.idem_key(game_id, key))
         return json.loads(raw) if raw else None
+
+
+def _decoded(entries: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> list[dict[str, Any]]:
+    """The envelopes of stream entries (each stored as JSON in field ``e``)."""
+    return [orjson.loads(fields[b"e"]) for _id, fields in entries]

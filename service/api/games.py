@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
+from marshmallow import ValidationError
 
 from projections import games_list
 from service.api import bearer_token, service
@@ -26,8 +27,6 @@ REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
 def _json_body() -> dict:
     body = json_body()
     if not isinstance(body, dict):
-        from marshmallow import ValidationError
-
         raise ValidationError({"_schema": ["the body must be a JSON object"]})
     return body
 
@@ -75,8 +74,6 @@ def take_action(game_id: str) -> ResponseReturnValue:
 
 
 def _if_match_version() -> int:
-    from marshmallow import ValidationError
-
     raw = request.headers["If-Match"].strip().strip('"')
     if not raw.isdigit() or int(raw) > MAX_SEQ:
         raise ValidationError({"If-Match": ["must be the expected version number"]})
@@ -95,8 +92,6 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
     last_id = request.headers.get("Last-Event-ID", "")
     if last_id.isdigit() and int(last_id) > MAX_SEQ:
-        from marshmallow import ValidationError
-
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = int(last_id) if last_id.isdigit() else query["after"]
     return event_stream(service(), game_id, viewer, after, current_app.config)
