@@ -26,6 +26,7 @@ from domain.events import Event
 from domain.record import GENESIS, envelopes
 from projections import snapshots
 from projections.projector import Projector
+from service.games import fresh_salt
 from service.redis_server import EmbeddedRedis
 from service.store import EventStore
 from service.tables import TableLoader
@@ -47,7 +48,7 @@ def write_synthetic_log(store: EventStore, game_id: str, n_events: int, batch: i
     prev, version = GENESIS, 0
     while version < n_events:
         events = [Event("thing_happened", {"i": version + i, "payload": "x" * 64}) for i in range(batch)]
-        envs = envelopes(events, version + 1, prev, AT)
+        envs = envelopes(events, version + 1, prev, AT, fresh_salt)
         store.append(game_id, envs, version, prev)
         prev, version = envs[-1]["hash"], version + batch
 
@@ -57,15 +58,15 @@ def long_duel(store: EventStore, game_id: str, rounds: int) -> int:
     seats = [Seat(0, "red"), Seat(1, "blue")]
     events = engine.create("kiri-ai", game_id, seats, b"bench", {"max_rounds": rounds})
     table = engine.replay(events)
-    envs = envelopes(events, 1, GENESIS, AT)
+    envs = envelopes(events, 1, GENESIS, AT, fresh_salt)
     store.append(game_id, envs, 0, GENESIS)
     rnd = random.Random(1)
     while not table.finished:
         seat = table.to_act[0]
         actions = [a for a in engine.legal_actions(table, seat) if a.get("first") == "retreat"]
         new, table = engine.step(table, seat, rnd.choice(actions or engine.legal_actions(table, seat)),
-                                 salts=["a", "b"])
-        batch = envelopes(new, envs[-1]["seq"] + 1, envs[-1]["hash"], AT)
+                                 salts=fresh_salt)
+        batch = envelopes(new, envs[-1]["seq"] + 1, envs[-1]["hash"], AT, fresh_salt)
         store.append(game_id, batch, envs[-1]["seq"], envs[-1]["hash"])
         envs = batch
     return table.version

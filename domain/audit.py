@@ -1,9 +1,14 @@
-"""Verify a game record with no server: chain, seed, commitments, re-derivation.
+"""Verify a game record with no server: chain, private parts, seed, commitments, re-derivation.
 
-``verify_record(record)`` returns ``{"verified", "checks", "head", "first_bad_event"}``.
+``verify_record(record)`` returns ``{"verified", "format", "checks", "head", "first_bad_event"}``.
 Each check is ``{"name", "ok", "detail", "seq"}``; ``seq`` is the first event
 the check found wrong. The same function backs ``GET /v1/games/{id}/audit``,
 ``POST /v1/audits`` and ``kifu verify RECORD.json``.
+
+Both record formats verify (``domain.record``): ``kifu-record/2`` and the old
+``kifu-record/1``, whose hashes covered private parts in the clear (the
+report's ``format`` check says so). A format-2 record may begin with format-1
+events: a game that was running when its server was upgraded.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from domain import engine
 from domain.canonical import canonical_json
 from domain.errors import KifuError
 from domain.events import HIDDEN, Event
-from domain.record import GENESIS, chain_hash, to_event
+from domain.record import (GENESIS, OLD_RECORD_FORMAT, RECORD_FORMAT, chain_hash, hashed_body, is_current,
+                           part_commitment, strong_salt, to_event)
 from domain.rng import seed_hash
 
 ENVELOPE_KEYS = ("seq", "type", "data", "at", "prev", "hash")
+CURRENT_KEYS = ("private_commitments", "private", "private_salts")
 HEADER_FIELDS = ("game_id", "game", "rules_version", "options", "seed_hash")
+FORMATS = (RECORD_FORMAT, OLD_RECORD_FORMAT)
 
 
 class Failure(Exception):
@@ -34,28 +42,30 @@ class Failure(Exception):
 def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]:
     """Run every check on ``record`` and report them all.
 
-    A record marked ``complete: false`` (a game in progress, private parts
-    withheld) cannot be verified, and the report says so; the server's own audit
-    of a running game reads the whole log and passes ``unfinished_ok``.
+    A record marked ``complete: false`` (a game in progress, private parts and
+    seed withheld) is checked as far as its public parts allow (format, chain,
+    header) and is not verified; the server's own audit of a running game reads
+    the whole log and passes ``unfinished_ok``.
     """
     checks = [_run("format", _check_format, record)]
-    if checks[0]["ok"] and record.get("complete") is False and not unfinished_ok:
-        checks.append({"name": "complete", "ok": False, "seq": None,
-                       "detail": "the record of a game in progress withholds private parts and the seed; "
-                                 "fetch the record again once the game is over"})
-    elif checks[0]["ok"]:
+    if checks[0]["ok"]:
         events = record["events"]
-        checks += [
-            _run("hash_chain", _check_chain, events, record),
-            _run("header", _check_header, record),
-            _run("seed", _check_seed, record),
-            _run("commitments", _check_commitments, events),
-            _run("rederivation", _check_rederivation, events, _sealed_seed(events)),
-        ]
+        checks += [_run("hash_chain", _check_chain, events, record), _run("header", _check_header, record)]
+        if record.get("complete") is False and not unfinished_ok:
+            checks.append({"name": "complete", "ok": False, "seq": None,
+                           "detail": "the record of a game in progress withholds private parts and the seed; "
+                                     "fetch the record again once the game is over"})
+        else:
+            checks += [
+                _run("private_parts", _check_private_parts, events),
+                _run("seed", _check_seed, record),
+                _run("commitments", _check_commitments, events),
+                _run("rederivation", _check_rederivation, events, _sealed_seed(events)),
+            ]
     bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
     head = record["events"][-1]["hash"] if checks[0]["ok"] else None
-    return {"verified": all(c["ok"] for c in checks), "checks": checks, "head": head,
-            "first_bad_event": min(bad) if bad else None}
+    return {"verified": all(c["ok"] for c in checks), "format": record.get("format") if checks[0]["ok"] else None,
+            "checks": checks, "head": head, "first_bad_event": min(bad) if bad else None}
 
 
 def _sealed_seed(events: Sequence[Mapping[str, Any]]) -> str | None:
@@ -78,12 +88,31 @@ def _run(name: str, check: Any, *args: Any) -> dict[str, Any]:
 def _check_format(record: Any) -> str:
     if not isinstance(record, Mapping) or not isinstance(record.get("events"), list) or not record["events"]:
         raise Failure("a record is a JSON object with a non-empty list 'events'")
+    if record.get("format") not in FORMATS:
+        raise Failure(f"unknown record format {record.get('format')!r}: this verifier reads "
+                      f"{' and '.join(FORMATS)}")
+    old = 0
     for i, env in enumerate(record["events"], start=1):
         if not isinstance(env, Mapping) or any(k not in env for k in ENVELOPE_KEYS):
             raise Failure(f"event {i} lacks one of {', '.join(ENVELOPE_KEYS)}", i)
         if not isinstance(env["data"], Mapping) or not isinstance(env.get("private", {}), Mapping):
             raise Failure(f"event {i}: data and private must be objects", i)
-    return f"{len(record['events'])} events"
+        if "v" not in env:
+            old += 1
+            if old != i:
+                raise Failure(f"event {i} is in format 1 after events in format 2", i)
+            continue
+        if env["v"] != 2 or record["format"] != RECORD_FORMAT:
+            raise Failure(f"event {i}: envelope version {env['v']!r} does not belong in a {record['format']} record", i)
+        if any(not isinstance(env.get(k), Mapping) for k in CURRENT_KEYS):
+            raise Failure(f"event {i}: {', '.join(CURRENT_KEYS)} must be objects", i)
+    count = f"{len(record['events'])} events"
+    if record["format"] == OLD_RECORD_FORMAT:
+        return (f"{count}, old format {OLD_RECORD_FORMAT}: its hashes covered the private parts in the clear, "
+                "so they exposed hidden cards while the game ran")
+    if old:
+        return f"{count}, {RECORD_FORMAT}; the first {old} in format 1 (written before the server's upgrade)"
+    return f"{count}, {RECORD_FORMAT}"
 
 
 def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
@@ -93,10 +122,8 @@ def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any])
             raise Failure(f"event {i}: seq is {env['seq']!r}, expected {i} (an event was dropped, added or moved)", i)
         if env["prev"] != prev:
             raise Failure(f"event {i}: prev does not match the hash of event {i - 1}", i)
-        body = {k: env[k] for k in ("seq", "type", "data", "at")}
-        body["private"] = env.get("private", {})
         try:
-            digest = chain_hash(prev, body)
+            digest = chain_hash(prev, hashed_body(env))
         except (TypeError, ValueError) as exc:
             raise Failure(f"event {i}: not canonical JSON ({exc})", i) from None
         if env["hash"] != digest:
@@ -105,6 +132,30 @@ def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any])
     if record.get("head") not in (None, prev):
         raise Failure("the record's head is not the hash of its last event", len(events))
     return f"{len(events)} events chained; head {prev}"
+
+
+def _check_private_parts(events: Sequence[Mapping[str, Any]]) -> str:
+    """Every private part is present, salted with at least 128 bits, and matches its commitment."""
+    checked = old = 0
+    for env in events:
+        if not is_current(env):
+            old += 1
+            continue
+        seq, commitments = env["seq"], env["private_commitments"]
+        parts, salts = env["private"], env["private_salts"]
+        stray = sorted((set(parts) | set(salts)) - set(commitments))
+        if stray:
+            raise Failure(f"event {seq}: private part(s) {stray} have no commitment", seq)
+        for audience, committed in commitments.items():
+            if audience not in parts or audience not in salts:
+                raise Failure(f"event {seq}: the private part for {audience!r} or its salt is not in the record", seq)
+            if not strong_salt(salts[audience]):
+                raise Failure(f"event {seq}: the salt of {audience!r} is not 128 bits of hex", seq)
+            if part_commitment(audience, parts[audience], salts[audience]) != committed:
+                raise Failure(f"event {seq}: the private part for {audience!r} does not match its commitment", seq)
+            checked += 1
+    in_clear = f"; {old} format-1 events hash their private parts in the chain itself" if old else ""
+    return f"{checked} private parts match their commitments{in_clear}"
 
 
 def _check_header(record: Mapping[str, Any]) -> str:
@@ -165,6 +216,9 @@ def _check_commitments(events: Sequence[Mapping[str, Any]]) -> str:
                 hashes = committed.get((step, seat))
                 if hashes is None or part >= len(hashes):
                     raise Failure(f"event {env['seq']}: seat {seat} revealed a choice it never committed", env["seq"])
+                if not strong_salt(shown["salt"]):
+                    raise Failure(f"event {env['seq']}: seat {seat}'s salt is not 128 bits of hex, so its "
+                                  "commitment could have been opened by guessing", env["seq"])
                 if engine.commitment(game_id, seat, step, part, shown["action"], shown["salt"]) != hashes[part]:
                     raise Failure(f"event {env['seq']}: seat {seat}'s revealed choice does not match its commitment",
                                   env["seq"])

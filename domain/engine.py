@@ -22,7 +22,7 @@ five games, so no game writes it again:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -91,10 +91,6 @@ class Table:
     @cached_property  # looked up ~8 times per action; ``changed`` copies it along with the fields
     def game(self) -> Game:
         return get_game(self.kind)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The fields only: a pickled snapshot looks its game up again."""
-        return {name: value for name, value in self.__dict__.items() if name != "game"}
 
     @property
     def finished(self) -> bool:
@@ -214,18 +210,31 @@ def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
     return table.game.legal_actions(table.state, seat)
 
 
-def decide(table: Table, seat: int, action: Mapping[str, Any], salts: Sequence[str] = (),
+Salts = Sequence[str] | Callable[[], str]
+
+
+def decide(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (),
            by: str | None = None) -> list[Event]:
     """The events of ``seat`` taking ``action``, or an error naming the refused rule.
 
-    ``salts`` are fresh random strings for a secret choice (the service draws
-    them; the auditor passes the recorded ones). ``by`` marks an action not
-    taken by the player themself (``"timeout"``).
+    ``salts`` are the random salts of a secret choice, one per part: a function
+    drawing a fresh one per call (the service), or a list (the auditor passes
+    the recorded ones). ``by`` marks an action not taken by the player themself
+    (``"timeout"``).
     """
     return step(table, seat, action, salts, by)[0]
 
 
-def step(table: Table, seat: int, action: Mapping[str, Any], salts: Sequence[str] = (),
+def _salts_for(salts: Salts, n_parts: int) -> tuple[str, ...]:
+    """``n_parts`` salts from a salt function or a list (a list must hold enough)."""
+    if callable(salts):
+        return tuple(salts() for _ in range(n_parts))
+    if len(salts) < n_parts:
+        raise ValueError(f"a secret choice in {n_parts} part(s) needs as many salts")
+    return tuple(salts[:n_parts])
+
+
+def step(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (),
          by: str | None = None) -> tuple[list[Event], Table]:
     """``decide`` plus the table after its events (saves replaying them)."""
     pending = _check_turn(table, seat, action)
@@ -238,12 +247,10 @@ def step(table: Table, seat: int, action: Mapping[str, Any], salts: Sequence[str
     if seat in table.commitments:
         raise NotYourTurn(f"seat {seat} has already made its secret choice for this step")
     parts = game.validate_choice(table.state, seat, action)
-    if len(salts) < len(parts):
-        raise ValueError(f"a secret choice in {len(parts)} part(s) needs as many salts")
-    salts = tuple(salts[: len(parts)])
-    hashes = [commitment(table.game_id, seat, table.step, i, p, s) for i, (p, s) in enumerate(zip(parts, salts))]
+    part_salts = _salts_for(salts, len(parts))
+    hashes = [commitment(table.game_id, seat, table.step, i, p, s) for i, (p, s) in enumerate(zip(parts, part_salts))]
     committed = Event(CHOICE_COMMITTED, {"seat": seat, "step": table.step, "commitments": hashes, **extra},
-                      private={str(seat): {"action": dict(action), "parts": list(parts), "salts": list(salts)}})
+                      private={str(seat): {"action": dict(action), "parts": list(parts), "salts": list(part_salts)}})
     after = evolve(table, committed)
     if any(s not in after.commitments for s in pending.seats):
         return [committed], after

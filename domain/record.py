@@ -1,30 +1,78 @@
-"""The hash chain and the portable record of a game.
+"""The hash chain, private-part commitments and the portable record of a game.
 
-A stored event (an *envelope*) is ``{"seq","type","data","private","at","prev","hash"}``.
-``seq`` counts from 1; ``prev`` of event 1 is ``GENESIS``; and
+Record format 2 (``kifu-record/2``). A stored event (an *envelope*) is::
 
-    hash_n = SHA-256( ascii(prev_n) || canonical_json({"seq","type","data","private","at"}) )
+    {"v": 2, "seq", "type", "data", "private_commitments", "at", "prev", "hash",
+     "private", "private_salts"}
 
-with ``canonical_json`` from ``domain.canonical``. Private parts are hashed
-too, so the last hash fingerprints everything, including what was secret.
+``seq`` counts from 1 and ``prev`` of event 1 is ``GENESIS``. Each private part
+(audience ``"0"``, ``"1"``, ... or ``"hidden"``) gets its own random salt of
+``SALT_BYTES`` bytes (hex), and is committed to by
+
+    private_commitments[a] = SHA-256( canonical_json({"audience": a, "part": private[a], "salt": private_salts[a]}) )
+
+The chain hashes only what is public:
+
+    hash_n = SHA-256( ascii(prev_n) || canonical_json({"v", "seq", "type", "data", "private_commitments", "at"}) )
+
+So the chain and the commitments can be published while the game runs (and
+checked by anyone), yet no guess about a private part can be tested against
+them: the salt is unknown until the part is shown. A seat receives its own
+parts with their salts at once; everything is published when the game ends, and
+the auditor then checks every part against its commitment.
+
+Format 1 (``kifu-record/1``, before commitments) hashed the private parts in
+the clear: ``hash_n = SHA-256(ascii(prev_n) || canonical_json({"seq", "type",
+"data", "private", "at"}))``. Such envelopes (no ``"v"``) still verify, marked
+as the old format; see ``domain.audit``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
 from domain.events import Event
 
 GENESIS = "0" * 64
-RECORD_FORMAT = "kifu-record/1"
+RECORD_FORMAT = "kifu-record/2"
+OLD_RECORD_FORMAT = "kifu-record/1"
+ENVELOPE_VERSION = 2
+SALT_BYTES = 16  # 128 bits
+MIN_SALT_HEX = 2 * SALT_BYTES
+
+SaltSource = Callable[[], str]
 
 
-def event_body(seq: int, ev: Event, at: str) -> dict[str, Any]:
-    """The hashed part of an envelope."""
-    return {"seq": seq, "type": ev.type, "data": dict(ev.data),
-            "private": {k: dict(v) for k, v in ev.private.items()}, "at": at}
+def part_commitment(audience: str, part: Mapping[str, Any], salt: str) -> str:
+    """The commitment to one private part: SHA-256 over its audience, content and salt."""
+    return sha256_hex(canonical_json({"audience": audience, "part": part, "salt": salt}))
+
+
+def strong_salt(salt: Any) -> bool:
+    """True for a salt of at least 128 bits written as lowercase or uppercase hex."""
+    if not isinstance(salt, str) or len(salt) < MIN_SALT_HEX:
+        return False
+    try:
+        int(salt, 16)
+    except ValueError:
+        return False
+    return True
+
+
+def is_current(env: Mapping[str, Any]) -> bool:
+    """Whether an envelope is in the current format (else format 1)."""
+    return env.get("v") == ENVELOPE_VERSION
+
+
+def hashed_body(env: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of an envelope its hash covers (by the envelope's own format)."""
+    if is_current(env):
+        return {"v": ENVELOPE_VERSION, "seq": env["seq"], "type": env["type"], "data": env["data"],
+                "private_commitments": env["private_commitments"], "at": env["at"]}
+    return {"seq": env["seq"], "type": env["type"], "data": env["data"], "private": env.get("private", {}),
+            "at": env["at"]}
 
 
 def chain_hash(prev: str, body: Mapping[str, Any]) -> str:
@@ -32,20 +80,70 @@ def chain_hash(prev: str, body: Mapping[str, Any]) -> str:
     return sha256_hex(prev.encode("ascii") + canonical_json(body))
 
 
-def envelopes(events: Sequence[Event], first_seq: int, prev: str, at: str) -> list[dict[str, Any]]:
-    """Number, timestamp and chain a batch of new events after ``prev``."""
+def envelope(ev: Event, seq: int, prev: str, at: str, new_salt: SaltSource) -> dict[str, Any]:
+    """One event numbered, salted, committed and chained after ``prev``."""
+    private = {audience: dict(part) for audience, part in ev.private.items()}
+    salts = {audience: new_salt() for audience in private}
+    commitments = {audience: part_commitment(audience, part, salts[audience]) for audience, part in private.items()}
+    env: dict[str, Any] = {"v": ENVELOPE_VERSION, "seq": seq, "type": ev.type, "data": dict(ev.data),
+                           "private_commitments": commitments, "at": at}
+    env["prev"], env["hash"] = prev, chain_hash(prev, hashed_body(env))
+    env["private"], env["private_salts"] = private, salts
+    return env
+
+
+def envelopes(events: Sequence[Event], first_seq: int, prev: str, at: str,
+              new_salt: SaltSource) -> list[dict[str, Any]]:
+    """Number, timestamp, commit and chain a batch of new events after ``prev``.
+
+    ``new_salt`` draws one fresh salt per private part (the service passes
+    ``secrets.token_hex(SALT_BYTES)``; the domain draws no randomness itself).
+    """
     out = []
     for i, ev in enumerate(events):
-        body = event_body(first_seq + i, ev, at)
-        digest = chain_hash(prev, body)
-        out.append({**body, "prev": prev, "hash": digest})
-        prev = digest
+        env = envelope(ev, first_seq + i, prev, at, new_salt)
+        out.append(env)
+        prev = env["hash"]
     return out
 
 
 def to_event(envelope: Mapping[str, Any]) -> Event:
-    """The domain event inside an envelope."""
+    """The domain event inside an envelope (private parts as far as the envelope holds them)."""
     return Event.from_dict(envelope)
+
+
+def public_envelope(env: Mapping[str, Any], viewer: int | None, everything_public: bool) -> dict[str, Any]:
+    """An envelope as a caller may see it.
+
+    ``data`` carries, under ``data.private``, the parts ``viewer`` may see
+    (its own seat's while the game runs, all once it is over) and
+    ``private_salts`` their salts, so the caller can check each against its
+    commitment. The commitments of every part and the chain are always shown.
+    """
+    data = to_event(env).visible_data(viewer, everything_public)
+    out: dict[str, Any] = {"seq": env["seq"], "type": env["type"], "data": data, "at": env["at"],
+                           "prev": env["prev"], "hash": env["hash"]}
+    if is_current(env):
+        shown = data.get("private", {})
+        salts = env.get("private_salts", {})
+        out["v"] = ENVELOPE_VERSION
+        out["private_commitments"] = dict(env["private_commitments"])
+        out["private_salts"] = {audience: salts[audience] for audience in shown if audience in salts}
+    return out
+
+
+def withheld_envelope(env: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's envelope while the game runs: public data, commitments and chain; no part, no salt."""
+    out = {k: v for k, v in env.items() if k not in ("private", "private_salts")}
+    out["private"] = {}
+    if is_current(env):
+        out["private_salts"] = {}
+    return out
+
+
+def record_format(envs: Sequence[Mapping[str, Any]]) -> str:
+    """The format of a stored log: format 2 as soon as one of its events is."""
+    return RECORD_FORMAT if any(is_current(e) for e in envs) else OLD_RECORD_FORMAT
 
 
 def build_record(envs: Sequence[Mapping[str, Any]], bot_info: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -54,7 +152,7 @@ def build_record(envs: Sequence[Mapping[str, Any]], bot_info: Mapping[str, Mappi
     sealed = next((e for e in envs if e["type"] == "game_sealed"), None)
     seats = [{**s, "bot_info": dict(bot_info[s["bot"]]) if s.get("bot") else None} for s in created["seats"]]
     return {
-        "format": RECORD_FORMAT,
+        "format": record_format(envs),
         "game_id": created["game_id"], "game": created["game"],
         "rules_version": created["rules_version"], "engine_version": created["engine_version"],
         "options": created["options"], "seats": seats,

@@ -1,22 +1,26 @@
 """Per-game state snapshots, so loading a long game need not replay its whole log.
 
-A snapshot is the pickled ``Table`` at some version, tagged with the engine
-and rules versions; a snapshot from other versions is ignored (the log is the
-truth, a snapshot is only a shortcut). Pickle is safe here because only the
-projector, a trusted process, writes these keys.
+A snapshot is the table at some version written as JSON data
+(``domain.snapshot``: no pickle, so nothing read from Redis can run code),
+tagged with the engine and rules versions; a snapshot from other versions, or
+one that does not decode, is ignored (the log is the truth, a snapshot only a
+shortcut).
 """
 
 from __future__ import annotations
 
-import pickle
+import logging
 
+import orjson
 import redis
 
 from domain import engine
 from domain.engine import Table
+from domain.snapshot import SnapshotError, table_from_data, table_to_data
 from service.store import EventStore
 
 SNAPSHOT_EVERY = 100
+log = logging.getLogger(__name__)
 
 
 def snapshot_key(store: EventStore, game_id: str) -> str:
@@ -30,16 +34,20 @@ def _tag(table: Table) -> bytes:
 def save(pipe: redis.client.Pipeline, store: EventStore, table: Table) -> None:
     """Queue the snapshot of ``table`` on ``pipe``."""
     pipe.hset(snapshot_key(store, table.game_id),
-              mapping={"version": table.version, "tag": _tag(table), "table": pickle.dumps(table)})
+              mapping={"version": table.version, "tag": _tag(table), "table": orjson.dumps(table_to_data(table))})
 
 
 def load(store: EventStore, game_id: str) -> Table | None:
-    """The game's snapshot, or None (missing, or written by other rules)."""
+    """The game's snapshot, or None (missing, unreadable, or written by other rules)."""
     raw = store.redis.hgetall(snapshot_key(store, game_id))
     if not raw:
         return None
-    table: Table = pickle.loads(raw[b"table"])
-    return table if raw[b"tag"] == _tag(table) else None
+    try:
+        table = table_from_data(orjson.loads(raw[b"table"]))
+    except (KeyError, SnapshotError, orjson.JSONDecodeError) as exc:
+        log.warning("ignoring the snapshot of %s: %s", game_id, exc)
+        return None
+    return table if raw.get(b"tag") == _tag(table) and table.game_id == game_id else None
 
 
 def delete_all(store: EventStore) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import redis
 from rq import Queue
 
@@ -14,15 +12,10 @@ from service.tables import TableLoader
 from workers.scheduling import QUEUE_NAME, RQScheduler
 
 
-def secret_from_env() -> bytes:
-    """The server secret for seat tokens (``KIFU_SECRET``); a fixed dev value otherwise."""
-    return os.environ.get("KIFU_SECRET", "kifu-development-secret").encode()
-
-
-def build_service(client: redis.Redis, secret: bytes | None = None, partitions: int = DEFAULT_PARTITIONS,
+def build_service(client: redis.Redis, partitions: int = DEFAULT_PARTITIONS,
                   scheduler: Scheduler | None = None) -> GameService:
     """A ``GameService`` on ``client``; bots and timeouts go to the RQ queue ``kifu``."""
     store = EventStore(client, partitions)
     tables = TableLoader(store, snapshots=lambda game_id: snapshots.load(store, game_id))
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
-    return GameService(store=store, tables=tables, secret=secret or secret_from_env(), scheduler=sched)
+    return GameService(store=store, tables=tables, scheduler=sched)

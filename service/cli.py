@@ -142,25 +142,12 @@ def run(port: int, data: str) -> None:
         os.environ["REDIS_URL"] = embedded.url
         click.echo(f"embedded Redis at {embedded.url} (AOF, appendfsync always) in {data}/redis")
     env = dict(os.environ)
-    env.setdefault("KIFU_SECRET", _run_secret(Path(data)))
     kifu = [sys.executable, "-m", "service.cli"]
     supervisor = Supervisor({"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"],
                              "projector": [*kifu, "projector"]}, env=env)
     supervisor.start()
     click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
     _supervise(supervisor, embedded)
-
-
-def _run_secret(data: Path) -> str:
-    """The server secret for seat tokens, made once per data directory and kept there."""
-    path = data / "secret"
-    if not path.exists():
-        import secrets
-
-        data.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
-    return path.read_text().strip()
 
 
 def _supervise(supervisor: Supervisor, embedded: Any) -> None:

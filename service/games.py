@@ -6,10 +6,6 @@ belong to the API schemas and rule checks to ``domain``.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,14 +18,14 @@ from domain.canonical import canonical_json, sha256_hex
 from domain.engine import Seat, Table
 from domain.errors import InvalidOptions
 from domain.events import Event
-from domain.record import GENESIS, build_record, envelopes, to_event
+from domain.record import SALT_BYTES, GENESIS, build_record, envelopes, public_envelope, to_event, withheld_envelope
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized, Unprocessable
 from service.store import DuplicateCommand, EventStore, Head, VersionConflict
 from service.tables import TableLoader
 
 MAX_RETRIES = 8
-SALTS_PER_CHOICE = 4
+TOKEN_BYTES = 32
 
 
 class Scheduler(Protocol):
@@ -49,6 +45,11 @@ class NoScheduler:
         pass
 
 
+def fresh_salt() -> str:
+    """A new random salt for a private part or a secret choice (128 bits, hex)."""
+    return secrets.token_hex(SALT_BYTES)
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -65,78 +66,75 @@ class Caller:
     head: Head
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A command's answer; ``replayed`` when an idempotency key returned an earlier one."""
+
+    body: dict[str, Any]
+    replayed: bool = False
+
+
 @dataclass
 class GameService:
     """Creates games, takes actions and answers queries."""
 
     store: EventStore
     tables: TableLoader
-    secret: bytes
     scheduler: Scheduler = NoScheduler()
     clock: Callable[[], datetime] = utc_now
 
     # -- creation -----------------------------------------------------------------
 
     def create_game(self, game: str, players: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None,
-                    deal: Mapping[str, Any] | None, idempotency_key: str | None = None) -> dict[str, Any]:
-        """Create a game; the answer holds each human seat's token (shown only here)."""
+                    deal: Mapping[str, Any] | None, idempotency_key: str | None = None) -> Answer:
+        """Create a game; the answer holds each human seat's token.
+
+        Tokens are random and stored only as hashes, so they are shown once: a
+        retry with the same ``Idempotency-Key`` answers the same game with every
+        token ``null`` (``replayed``), and nobody can obtain them again.
+        """
         fingerprint = sha256_hex(canonical_json({"game": game, "players": list(players),
                                                  "options": options, "deal": deal}))
         game_id = self._creation_id(idempotency_key, fingerprint)
         if self.store.head(game_id).version:
-            return self._creation_answer(game_id)
+            return Answer(self._creation_answer(game_id, {}), replayed=True)
         seats = [Seat(i, p["name"], p.get("bot")) for i, p in enumerate(players)]
         seed = secrets.token_bytes(32)
         try:
             events = engine.create(game, game_id, seats, seed, options, deal)
         except InvalidOptions as exc:
             raise Unprocessable(str(exc), exc.field) from None
-        envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()))
-        nonce = secrets.token_hex(16)
-        meta = {"seed": seed.hex(), "nonce": nonce, "created_at": envs[0]["at"]}
-        meta |= {f"tok:{self._token_hash(self._token(game_id, s.seat, nonce))}": str(s.seat)
-                 for s in seats if s.bot is None}
+        envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()), fresh_salt)
+        tokens = {s.seat: secrets.token_urlsafe(TOKEN_BYTES) for s in seats if s.bot is None}
+        meta = {"seed": seed.hex(), "created_at": envs[0]["at"]}
+        meta |= {f"tok:{token_hash(token)}": str(seat) for seat, token in tokens.items()}
         try:
             self.store.append(game_id, envs, 0, GENESIS, meta=meta)
-        except VersionConflict:
-            return self._creation_answer(game_id)
+        except VersionConflict:  # a concurrent retry with the same key created it first
+            return Answer(self._creation_answer(game_id, {}), replayed=True)
         table = engine.replay(events)
         self.tables.remember(game_id, table)
         self._schedule(game_id, table, events)
-        return self._creation_answer(game_id)
+        return Answer(self._creation_answer(game_id, tokens))
 
     def _creation_id(self, key: str | None, fingerprint: str) -> str:
-        if not key:
+        if key is None:
             return "g" + secrets.token_hex(8)
-        slot = f"{self.store.prefix}:create-idem:{sha256_hex(key.encode())}"
-        fresh = json.dumps({"id": "g" + secrets.token_hex(8), "fingerprint": fingerprint})
-        self.store.redis.set(slot, fresh, nx=True, ex=24 * 3600)
-        known = json.loads(self.store.redis.get(slot) or fresh)
-        if known["fingerprint"] != fingerprint:
+        game_id = self.store.reserve_creation(sha256_hex(key.encode()), fingerprint, "g" + secrets.token_hex(8))
+        if game_id is None:
             raise Unprocessable("this Idempotency-Key was already used for a different request")
-        return known["id"]
+        return game_id
 
-    def _creation_answer(self, game_id: str) -> dict[str, Any]:
+    def _creation_answer(self, game_id: str, tokens: Mapping[int, str]) -> dict[str, Any]:
         table, head = self.tables.load(game_id)
-        nonce = self.store.meta(game_id)["nonce"]
-        seats = [{**s.to_dict(), "token": None if s.bot else self._token(game_id, s.seat, nonce)}
-                 for s in table.seats]
+        seats = [{**s.to_dict(), "token": tokens.get(s.seat)} for s in table.seats]
         return {**self.game_view(table, None), "id": game_id, "seats": seats, "version": head.version}
-
-    def _token(self, game_id: str, seat: int, nonce: str) -> str:
-        """A seat token: HMAC of the server secret, so a creation retry can answer the same tokens."""
-        mac = hmac.new(self.secret, f"{game_id}:{seat}:{nonce}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
-
-    @staticmethod
-    def _token_hash(token: str) -> str:
-        return sha256_hex(token.encode())
 
     # -- identity -----------------------------------------------------------------
 
     def identify(self, game_id: str, token: str | None) -> Caller:
         """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip."""
-        field = f"tok:{self._token_hash(token)}" if token is not None else "-"
+        field = f"tok:{token_hash(token)}" if token is not None else "-"
         head, seat = self.store.head_and_field(game_id, field)
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
@@ -147,7 +145,7 @@ class GameService:
     # -- commands -----------------------------------------------------------------
 
     def act(self, game_id: str, seat: int | None, action: Mapping[str, Any], expected_version: int | None = None,
-            idempotency_key: str | None = None, by: str | None = None, head: Head | None = None) -> dict[str, Any]:
+            idempotency_key: str | None = None, by: str | None = None, head: Head | None = None) -> Answer:
         """Take ``action`` for ``seat``; retries internally on a race unless a version was expected."""
         if seat is None:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
@@ -156,7 +154,7 @@ class GameService:
         if idem_key:
             prior = self.store.idempotency_record(game_id, idem_key)
             if prior is not None:
-                return self._replayed_answer(game_id, seat, prior, fingerprint)
+                return Answer(self._replayed_answer(game_id, seat, prior, fingerprint), replayed=True)
         for _attempt in range(MAX_RETRIES):
             table, head = self.tables.load(game_id, head)
             if expected_version is not None and expected_version != head.version:
@@ -174,26 +172,26 @@ class GameService:
                 head = None  # re-read the head on the next attempt
                 continue
             except DuplicateCommand as dup:
-                return self._replayed_answer(game_id, seat, dup.record, fingerprint)
+                return Answer(self._replayed_answer(game_id, seat, dup.record, fingerprint), replayed=True)
             if len(envs) > len(events):
                 new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
             self.tables.remember(game_id, new_table)
             self._schedule(game_id, new_table, events)
-            return self._action_answer(new_table, seat, version, envs)
+            return Answer(self._action_answer(new_table, seat, version, envs))
         raise Conflict(self.store.head(game_id).version)
 
     @staticmethod
     def _step(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> tuple[list[Event], Table]:
-        salts = [secrets.token_hex(16) for _ in range(SALTS_PER_CHOICE)]
-        return engine.step(table, seat, action, salts=salts, by=by)
+        return engine.step(table, seat, action, salts=fresh_salt, by=by)
 
     def _envelopes(self, game_id: str, table: Table, events: list[Event], version: int,
                    prev: str) -> list[dict[str, Any]]:
         at = rfc3339(self.clock())
-        envs = envelopes(events, version + 1, prev, at)
+        envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
             seed = bytes.fromhex(self.store.meta(game_id)["seed"])
-            envs += envelopes([engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at)
+            envs += envelopes([engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at,
+                              fresh_salt)
         return envs
 
     def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any],
@@ -207,7 +205,7 @@ class GameService:
     def _action_answer(self, table: Table, seat: int, version: int,
                        envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return {"version": version, "status": "finished" if table.finished else "active",
-                "to_act": table.to_act, "events": [visible_envelope(e, seat, table.finished) for e in envs]}
+                "to_act": table.to_act, "events": [public_envelope(e, seat, table.finished) for e in envs]}
 
     def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
         """Ask for bot turns and move timeouts for seats that just became to act."""
@@ -244,7 +242,7 @@ class GameService:
         """A page of the log as the caller may see it."""
         table, _head = self.tables.load(game_id)
         envs = self.store.read(game_id, after, limit)
-        items = [visible_envelope(e, viewer, table.finished) for e in envs]
+        items = [public_envelope(e, viewer, table.finished) for e in envs]
         more = bool(envs) and envs[-1]["seq"] < table.version
         return {"items": items, "next": envs[-1]["seq"] if more else None}
 
@@ -264,18 +262,23 @@ class GameService:
         shown = self.game_view(past, who)
         if everything:
             shown["state"] = past.game.view(past.state, None, True)
-        return {"step": step, "last": head.version, "event": visible_envelope(envs[-1], who, everything),
+        return {"step": step, "last": head.version, "event": public_envelope(envs[-1], who, everything),
                 "view": shown}
 
-    def record(self, game_id: str, viewer: int | None) -> dict[str, Any]:
-        """The portable record; complete (with private parts and seed) once the game is over."""
+    def record(self, game_id: str) -> dict[str, Any]:
+        """The portable record; complete (with private parts, their salts and the seed) once the game is over.
+
+        While the game runs the private parts and their salts are withheld; the
+        chain and the commitments are public, so the record can be checked that far.
+        """
         table, _head = self.tables.load(game_id)
         envs = list(self.store.read_all(game_id))
         if not table.finished:
-            envs = [{**visible_envelope(e, viewer, False), "private": {}} for e in envs]
+            envs = [withheld_envelope(e) for e in envs]
         rec = build_record(envs, bot_provenance(table))
         if not table.finished:
-            rec["note"] = "the game is in progress: private parts are withheld, so hashes cannot be checked yet"
+            rec["note"] = ("the game is in progress: private parts, their salts and the seed are withheld; "
+                           "the hash chain can be checked, the rest once the game is over")
         return rec
 
     def audit(self, game_id: str) -> dict[str, Any]:
@@ -290,11 +293,9 @@ class GameService:
         return report
 
 
-def visible_envelope(env: Mapping[str, Any], viewer: int | None, everything_public: bool) -> dict[str, Any]:
-    """An envelope as the API shows it: ``data`` redacted for the viewer, no raw private parts."""
-    data = to_event(env).visible_data(viewer, everything_public)
-    return {"seq": env["seq"], "type": env["type"], "data": data, "at": env["at"],
-            "prev": env["prev"], "hash": env["hash"]}
+def token_hash(token: str) -> str:
+    """How a seat token is stored: its SHA-256 (the token itself is never kept)."""
+    return sha256_hex(token.encode())
 
 
 def bot_provenance(table: Table) -> dict[str, dict[str, Any]]:

@@ -164,6 +164,18 @@ class EventStore:
         """The server-only meta hash of a game."""
         return {k.decode(): v.decode() for k, v in self.redis.hgetall(self.meta_key(game_id)).items()}
 
+    def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None:
+        """The game id of a creation key: ``fresh_id`` if the key is new, the first id if the
+        same request used it before, ``None`` if a different request did (kept 24 h)."""
+        slot = f"{self.prefix}:create-idem:{key_hash}"
+        fresh = json.dumps({"id": fresh_id, "fingerprint": fingerprint})
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(slot, fresh, nx=True, ex=IDEMPOTENCY_TTL_S)
+        pipe.get(slot)
+        _created, raw = pipe.execute()
+        known = json.loads(raw or fresh)
+        return known["id"] if known["fingerprint"] == fingerprint else None
+
     def idempotency_record(self, game_id: str, key: str) -> dict[str, Any] | None:
         """The stored first answer for ``key``, if any."""
         raw = self.redis.get(self.idem_key(game_id, key))

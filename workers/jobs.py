@@ -57,7 +57,7 @@ def play_bot_turn(game_id: str, seat: int, version: int) -> dict[str, Any]:
     action = choose_action(table, seat, level, random.Random(f"{game_id}:{seat}:{version}"))
     answer = service.act(game_id, seat, action, expected_version=head.version,
                          idempotency_key=f"bot:{version}")
-    return {"done": True, "version": answer["version"]}
+    return {"done": True, "version": answer.body["version"]}
 
 
 def play_timeout(game_id: str, seat: int, version: int) -> dict[str, Any]:
@@ -69,4 +69,4 @@ def play_timeout(game_id: str, seat: int, version: int) -> dict[str, Any]:
     action = random_action(table, seat, random.Random(f"timeout:{game_id}:{seat}:{version}"))
     answer = service.act(game_id, seat, action, expected_version=head.version,
                          idempotency_key=f"timeout:{version}", by="timeout")
-    return {"done": True, "version": answer["version"]}
+    return {"done": True, "version": answer.body["version"]}

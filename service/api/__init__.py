@@ -13,7 +13,6 @@ from service.api import problems
 
 DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
-    "SECRET": None,
     "SSE_MAX_SECONDS": 300,
     "SSE_HEARTBEAT_SECONDS": 15,
     "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
@@ -42,12 +41,10 @@ def service() -> Any:
     """The app's ``GameService``, built on first use."""
     ext = current_app.extensions
     if "kifu" not in ext:
-        from service.bootstrap import build_service, secret_from_env
+        from service.bootstrap import build_service
 
         client = current_app.config.get("REDIS_CLIENT") or redis.Redis.from_url(current_app.config["REDIS_URL"])
-        secret = current_app.config["SECRET"]
-        ext["kifu"] = build_service(client, secret.encode() if secret else secret_from_env(),
-                                    scheduler=current_app.config.get("SCHEDULER"))
+        ext["kifu"] = build_service(client, scheduler=current_app.config.get("SCHEDULER"))
     return ext["kifu"]
 
 

@@ -12,9 +12,10 @@ from service.api.schemas import (MAX_SEQ, ActionSchema, CreateGameSchema, Events
                                  ReplayQuerySchema)
 from service.api.body import json_body
 from service.api.sse import event_stream
-from service.games import Caller
+from service.games import Answer, Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
+MAX_IDEMPOTENCY_KEY = 200
 
 # Schemas are built once: ``load`` keeps no state between calls.
 ACTION_SCHEMA = ActionSchema()
@@ -39,8 +40,8 @@ def _caller(game_id: str) -> Caller:
 def create_game() -> ResponseReturnValue:
     body = CREATE_GAME_SCHEMA.load(_json_body())
     answer = service().create_game(body["game"], body["players"], body["options"], body["deal"],
-                                   request.headers.get("Idempotency-Key"))
-    return jsonify(answer), 201
+                                   _idempotency_key())
+    return _answered(answer)
 
 
 @bp.get("")
@@ -68,9 +69,22 @@ def take_action(game_id: str) -> ResponseReturnValue:
     expected = body["expected_version"]
     if expected is None and request.headers.get("If-Match"):
         expected = _if_match_version()
-    answer = service().act(game_id, caller.seat, body["action"], expected, request.headers.get("Idempotency-Key"),
-                           head=caller.head)
-    return jsonify(answer), 201
+    answer = service().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
+    return _answered(answer)
+
+
+def _idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header: absent, or 1-200 printable ASCII characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (1 <= len(key) <= MAX_IDEMPOTENCY_KEY and key.isascii() and key.isprintable()):
+        raise ValidationError({"Idempotency-Key": [f"must be 1-{MAX_IDEMPOTENCY_KEY} printable ASCII characters"]})
+    return key
+
+
+def _answered(answer: Answer) -> ResponseReturnValue:
+    """201 with the answer; a replay of an idempotency key says so in ``Idempotent-Replayed``."""
+    headers = {"Idempotent-Replayed": "true"} if answer.replayed else {}
+    return jsonify(answer.body), 201, headers
 
 
 def _if_match_version() -> int:
@@ -106,7 +120,8 @@ def replay(game_id: str) -> ResponseReturnValue:
 
 @bp.get("/<game_id>/record")
 def record(game_id: str) -> ResponseReturnValue:
-    return jsonify(service().record(game_id, _caller(game_id).seat))
+    _caller(game_id)
+    return jsonify(service().record(game_id))
 
 
 @bp.get("/<game_id>/audit")

@@ -18,7 +18,8 @@ import redis
 from flask import Response, stream_with_context
 
 from domain.engine import GAME_SEALED
-from service.games import GameService, visible_envelope
+from domain.record import public_envelope
+from service.games import GameService
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ def _frames(svc: GameService, game_id: str, viewer: int | None, after: int, max_
         quiet_since = time.monotonic()
         table, _head = svc.tables.load(game_id)
         for env in envs:
-            shown = visible_envelope(env, viewer, table.finished)
+            shown = public_envelope(env, viewer, table.finished)
             yield f"id: {env['seq']}\nevent: {env['type']}\ndata: {json.dumps(shown)}\n\n"
             after = env["seq"]
             if env["type"] == GAME_SEALED:

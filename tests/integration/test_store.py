@@ -10,6 +10,7 @@ import redis
 
 from domain.events import Event
 from domain.record import GENESIS, envelopes
+from tests.support.records import SALTS
 from service.store import DuplicateCommand, EventStore, VersionConflict
 
 
@@ -19,7 +20,7 @@ def game_id() -> str:
 
 def batch(n: int, first: int = 1, prev: str = GENESIS, tag: str = "x") -> list[dict]:
     return envelopes([Event("thing_happened", {"i": i, "tag": tag}) for i in range(n)], first, prev,
-                     "2026-01-01T00:00:00.000Z")
+                     "2026-01-01T00:00:00.000Z", SALTS)
 
 
 @pytest.fixture

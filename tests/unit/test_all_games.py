@@ -15,7 +15,7 @@ import tests.support.toy_game  # noqa: F401
 from domain import engine
 from domain.audit import verify_record
 from domain.engine import Seat
-from domain.record import GENESIS, build_record, envelopes
+from tests.support.records import SALTS, sealed_record
 from domain.registry import all_games
 
 MAX_ACTIONS = 3000
@@ -33,7 +33,7 @@ def play_random(game_id: str, seed: int, n_players: int) -> tuple[engine.Table, 
         seat = rnd.choice(table.to_act)
         actions = engine.legal_actions(table, seat)
         assert actions, f"seat {seat} is to act but has no legal action"
-        new = engine.decide(table, seat, rnd.choice(actions), salts=[f"{rnd.random()}" for _ in range(4)])
+        new = engine.decide(table, seat, rnd.choice(actions), salts=SALTS)
         table, events = engine.replay(new, table), events + new
     raise AssertionError(f"{game_id}: no end after {MAX_ACTIONS} actions")
 
@@ -48,10 +48,7 @@ def test_random_games_finish_replay_and_verify(game_id: str) -> None:
         result = table.result
         assert result is not None and len(result["scores"]) == len(result["ranks"]) == n
         assert result["winners"] == [s for s, r in enumerate(result["ranks"]) if r == 1]
-        envs = envelopes(events, 1, GENESIS, "2026-01-01T00:00:00.000Z")
-        sealed = envs + envelopes([engine.seal(seed.to_bytes(8, "big"), envs[-1]["hash"])], len(envs) + 1,
-                                  envs[-1]["hash"], "2026-01-01T00:00:00.000Z")
-        report = verify_record(build_record(sealed, {}))
+        report = verify_record(sealed_record(events, seed.to_bytes(8, "big")))
         assert report["verified"], report
 
 
@@ -65,7 +62,7 @@ def test_every_listed_action_is_accepted_at_every_step_of_a_game(game_id: str) -
         seat = table.to_act[0]
         actions = engine.legal_actions(table, seat)
         for action in rnd.sample(actions, min(len(actions), 12)):
-            engine.decide(table, seat, action, salts=["a", "b", "c", "d"])  # must not raise
+            engine.decide(table, seat, action, salts=SALTS)  # must not raise
         for other in set(range(len(table.seats))) - set(table.to_act):
             assert engine.legal_actions(table, other) == []
-        table = engine.replay(engine.decide(table, seat, rnd.choice(actions), salts=["a", "b", "c", "d"]), table)
+        table = engine.replay(engine.decide(table, seat, rnd.choice(actions), salts=SALTS), table)

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from domain.audit import verify_record
 from domain.engine import (CHOICE_COMMITTED, CHOICES_REVEALED, GAME_ENDED, Seat, Table, create,
-                           decide, legal_actions, replay, seal, view)
+                           decide, legal_actions, replay, view)
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import Event
 from domain.games.kiri_ai import FACES, RULES, Samurai, resolve_step
-from domain.record import GENESIS, build_record, envelopes
+from tests.support.records import SALTS, sealed_record
 
 GAME = "kiri-ai"
 SEATS = [Seat(0, "red"), Seat(1, "blue")]
@@ -496,7 +496,7 @@ def random_game(seed: int, options: Mapping[str, Any] | None,
         if check_every and decisions % check_every == 0:
             check_catalogue(table, seat)
         action = rnd.choice(legal_actions(table, seat))
-        new = decide(table, seat, action, salts=[f"s{decisions}", f"t{decisions}"])
+        new = decide(table, seat, action, salts=SALTS)
         table = replay(new, table)
         events += new
         decisions += 1
@@ -578,7 +578,7 @@ def test_views_never_leak_hidden_specials(seed: int) -> None:
             if table.state.specials_used[1 - seat] is None:
                 assert opponent not in shown
         for seat in table.to_act:
-            new = decide(table, seat, rnd.choice(legal_actions(table, seat)), salts=["a", "b"])
+            new = decide(table, seat, rnd.choice(legal_actions(table, seat)), salts=SALTS)
             table = replay(new, table)
             events += new
             if table.finished:
@@ -588,11 +588,7 @@ def test_views_never_leak_hidden_specials(seed: int) -> None:
 
 def test_a_finished_game_record_verifies() -> None:
     table, events = random_game(7, {"battlefield": "advanced"})
-    envs = envelopes(events, 1, GENESIS, "2024-01-01T00:00:00Z")
-    head = envs[-1]["hash"]
-    sealed = seal((7).to_bytes(8, "big"), head)
-    envs += envelopes([sealed], len(envs) + 1, head, "2024-01-01T00:00:01Z")
-    report = verify_record(json.loads(json.dumps(build_record(envs, {}))))
+    report = verify_record(sealed_record(events, (7).to_bytes(8, "big")))
     assert report["verified"], report["checks"]
 
 

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.audit import verify_record
-from domain.engine import Seat, Table, create, decide, legal_actions, replay, seal, view
+from domain.engine import Seat, Table, create, decide, legal_actions, replay, view
 from domain.errors import IllegalAction, InvalidOptions, NotYourTurn
 from domain.events import Event
 from domain.games import nin_nal
 from domain.games.nin_nal import CARDS, resolution_order, value
-from domain.record import GENESIS, build_record, envelopes
+from tests.support.records import SALTS, sealed_record
 
 GAME = "nin-nal"
 
@@ -51,7 +51,7 @@ class Play:
         self.table, self.events = new_game(n, **kwargs)
 
     def act(self, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        new = decide(self.table, seat, action, salts=["salt"])
+        new = decide(self.table, seat, action, salts=SALTS)
         self.table = replay(new, self.table)
         self.events += new
         return new
@@ -542,7 +542,7 @@ def random_game(n: int, seed: bytes, rnd: random.Random, check_every: int = 1,
             check_invariants(table)
             check_actions(table, rnd)
         seat = table.to_act[0]
-        new = decide(table, seat, rnd.choice(legal_actions(table, seat)), salts=[f"salt{step}"])
+        new = decide(table, seat, rnd.choice(legal_actions(table, seat)), salts=SALTS)
         table = replay(new, table)
         events += new
     assert table.finished, "a random game did not finish"
@@ -603,14 +603,6 @@ def test_tied_first_places_break_or_share(n: int, cap: int, moves: int) -> None:
 
 
 # ---------------------------------------------------------------- audit
-
-def sealed_record(events: list[Event], seed: bytes) -> dict[str, Any]:
-    """The portable record of a finished game, through JSON as an auditor reads it."""
-    envs = envelopes(events, 1, GENESIS, "2024-01-01T00:00:00Z")
-    head = envs[-1]["hash"]
-    envs += envelopes([seal(seed, head)], len(envs) + 1, head, "2024-01-01T00:00:01Z")
-    return json.loads(json.dumps(build_record(envs, {})))
-
 
 def test_a_finished_game_record_verifies() -> None:
     seed = b"audit-seed"

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.audit import verify_record
-from domain.engine import Seat, Table, create, decide, legal_actions, replay, seal, view
+from domain.engine import Seat, Table, create, decide, legal_actions, replay, view
 from domain.errors import IllegalAction, NotYourTurn
 from domain.events import Event
 from domain.games.san_ban.bots import greedy
 from domain.games.san_ban.cards import CATALOGUE, TIERS
-from domain.record import GENESIS, build_record, envelopes
+from tests.support.records import SALTS, sealed_record
 
 SEATS = [Seat(0, "ann"), Seat(1, "bob")]
 MODES = ("standard", "gamer", "advanced", "hardcore")
@@ -45,7 +45,7 @@ def step(table: Table, log: list, rnd: random.Random, bot: bool = False) -> Tabl
     seat = rnd.choice(table.to_act)
     action = greedy(table.state, seat, rnd) if bot else rnd.choice(legal_actions(table, seat))
     assert bot or action in legal_actions(table, seat)
-    new = decide(table, seat, action, salts=[f"salt-{len(log)}"])
+    new = decide(table, seat, action, salts=SALTS)
     log += new
     return replay(new, table)
 
@@ -144,8 +144,5 @@ def test_a_finished_record_verifies_offline(spec: dict) -> None:
     table, log = new_game(spec)
     while not table.finished:
         table = step(table, log, spec["moves"], bot=True)
-    at = "2024-01-01T00:00:00Z"
-    envs = envelopes(log, 1, GENESIS, at)
-    envs += envelopes([seal(spec["seed"], envs[-1]["hash"])], len(envs) + 1, envs[-1]["hash"], at)
-    report = verify_record(build_record(envs, {}))
+    report = verify_record(sealed_record(log, spec["seed"]))
     assert report["verified"], report["checks"]
