@@ -1,4 +1,4 @@
-"""Kiri-ai: The Duel: rules as in /work/shared/RULES.md, section "Kiri-ai".
+"""Kiri-ai: The Duel: rules as in docs/rules/kiri-ai.md.
 
 Two samurai program two cards each per round in secret; the first actions are
 revealed and resolved (movement, then attacks), then the second ones. Two hits

@@ -1,4 +1,4 @@
-"""Nin Nal (published as Ninjan): rules as in /work/shared/RULES.md, section "Nin Nal".
+"""Nin Nal (published as Ninjan): rules as in docs/rules/nin-nal.md.
 
 Simultaneous selects each round, resolved from the highest card down; a card
 that beats the top of a pile (by colour) must take it, otherwise it is placed.

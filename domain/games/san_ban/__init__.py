@@ -1,4 +1,4 @@
-"""San Ban: rules as in /work/shared/RULES.md, section "San Ban" (Triple-Triad-like).
+"""San Ban: rules as in docs/rules/san-ban.md (Triple-Triad-like).
 
 Modules: ``cards`` (catalogue, deck checks), ``board`` (capture, elemental, add),
 ``state`` (immutable state, ``evolve``), ``rules`` (the ``Game``), ``bots`` (greedy).
@@ -44,8 +44,8 @@ Decisions where the rules are silent:
 * Flip rules all look at the board before the placement. Add counts own
   neighbours toward a repeated sum but flips only opponent cards.
 * Hardcore: the claim is the winner's decision in phase ``claim``; with a tie
-  there is no claim. The rulebook says the winner "may" take a card (RULES.md
-  reads it as compulsory): ``{"type": "claim", "card": null}`` takes none
+  there is no claim. The rulebook says the winner "may" take a card, so
+  ``{"type": "claim", "card": null}`` takes none
   (event ``claim_declined``). Result extra ``claimed``: ``{"seat", "card",
   "from"}``, or ``null`` when declined.
 * View extras: ``chosen`` (each seat's five where visible, own advanced five

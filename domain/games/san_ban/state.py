@@ -60,18 +60,9 @@ class State:
     played: tuple[tuple[str, ...], ...] = ((), ())
     claimed: str | None = None
     claim_declined: bool = False  # hardcore: the winner took nothing (the rulebook's "may")
-    # Caches derived from the fields above (queried several times per action);
-    # kept out of ==, and rebuilt on unpickling (``__setstate__``).
+    # Caches derived from the fields above (queried several times per action); kept out of ==.
     by_id: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)  # ``cards`` by id
     n_placed: int = field(default=0, compare=False, repr=False)  # occupied cells of ``board``
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        """Unpickle a snapshot, also one written before a cache existed."""
-        self.__dict__.update(saved, **_caches(saved["cards"], saved["board"]))
-
-
-def _caches(cards: Iterable[Card], board: Iterable[Slot | None]) -> dict[str, Any]:
-    return {"by_id": {c.id: c for c in cards}, "n_placed": sum(slot is not None for slot in board)}
 
 
 def card(state: State, card_id: str) -> Card:
