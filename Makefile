@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench lint clean
+.PHONY: install run test bench lint format clean
 
 install: $(STAMP)
 
@@ -19,8 +19,19 @@ $(STAMP): pyproject.toml
 run: install
 	$(BIN)/kifu run
 
-test: install
+test: install lint
 	$(BIN)/python -m pytest
+
+# The code-health gates (also part of `make test`): lint, format, types, layering.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 bench: install
 	$(BIN)/kifu bench

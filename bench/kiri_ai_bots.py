@@ -53,7 +53,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  greedy wins:   {rates['wins']:.1%}")
     print(f"  greedy loses:  {rates['losses']:.1%}")
     print(f"  draws:         {rates['draws']:.1%}")
-    print(f"random-vs-random games per second (engine, pure domain): {random_games_per_second(GAME, 2, args.speed_games):.1f}")
+    speed = random_games_per_second(GAME, 2, args.speed_games)
+    print(f"random-vs-random games per second (engine, pure domain): {speed:.1f}")
 
 
 if __name__ == "__main__":

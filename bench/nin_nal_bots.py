@@ -51,8 +51,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  win rate (rank 1, shared firsts count as wins): {rates['wins']:.1%}")
     print(f"  win rate (shared firsts count 1/k):             {rates['fractional']:.1%}")
     print(f"  games won with a shared first place:            {rates['shared']:.1%}")
-    print(f"  (a random bot's share would be 33.3%)")
-    print(f"random 5-player games per second (engine, pure domain): {random_games_per_second(GAME, 5, args.speed_games):.1f}")
+    print("  (a random bot's share would be 33.3%)")
+    speed = random_games_per_second(GAME, 5, args.speed_games)
+    print(f"random 5-player games per second (engine, pure domain): {speed:.1f}")
 
 
 if __name__ == "__main__":

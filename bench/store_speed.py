@@ -20,15 +20,15 @@ from pathlib import Path
 
 import redis
 
+from adapters.embedded_redis import EmbeddedRedis
+from adapters.redis_store import EventStore
 from domain import engine
 from domain.engine import Seat
 from domain.events import Event
 from domain.record import GENESIS, envelopes
-from projections import snapshots
 from projections.projector import Projector
+from projections.snapshots import Snapshots
 from service.games import fresh_salt
-from service.redis_server import EmbeddedRedis
-from service.store import EventStore
 from service.tables import TableLoader
 
 AT = "2026-01-01T00:00:00.000Z"
@@ -87,12 +87,13 @@ def bench_read(store: EventStore) -> None:
     print(f"store: read 20,000 events in {seconds * 1000:.0f} ms -> {20_000 / seconds:,.0f} events/s")
 
 
-def bench_load(store: EventStore) -> None:
+def bench_load(store: EventStore, client: redis.Redis) -> None:
     version = long_duel(store, "bench-load", 100)
-    Projector(store, consumer="bench").run_until_idle()
-    snap = snapshots.load(store, "bench-load")
+    Projector(store, client, consumer="bench").run_until_idle()
+    snapshots = Snapshots(client, store)
+    snap = snapshots.load("bench-load")
     cold = median_seconds(lambda: TableLoader(store).load("bench-load"), 10)
-    warm = median_seconds(lambda: TableLoader(store, lambda g: snapshots.load(store, g)).load("bench-load"), 10)
+    warm = median_seconds(lambda: TableLoader(store, snapshots.load).load("bench-load"), 10)
     print(f"load: a {version}-event Kiri-ai game: {cold * 1000:.1f} ms from the log, "
           f"{warm * 1000:.1f} ms from its snapshot (at version {snap.version if snap else '-'}) plus the tail")
 
@@ -105,7 +106,7 @@ def main(read: bool = True, load: bool = True) -> None:
             bench_read(store)
             client.flushall()
         if load:
-            bench_load(store)
+            bench_load(store, client)
 
 
 if __name__ == "__main__":

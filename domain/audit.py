@@ -21,8 +21,17 @@ from domain import engine
 from domain.canonical import canonical_json
 from domain.errors import KifuError
 from domain.events import HIDDEN, Event
-from domain.record import (GENESIS, OLD_RECORD_FORMAT, RECORD_FORMAT, chain_hash, hashed_body, is_current,
-                           part_commitment, strong_salt, to_event)
+from domain.record import (
+    GENESIS,
+    OLD_RECORD_FORMAT,
+    RECORD_FORMAT,
+    chain_hash,
+    hashed_body,
+    is_current,
+    part_commitment,
+    strong_salt,
+    to_event,
+)
 from domain.rng import seed_hash
 
 ENVELOPE_KEYS = ("seq", "type", "data", "at", "prev", "hash")
@@ -239,7 +248,7 @@ def _revealed(env: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
 def _seed_matches(seed: str, published: Any) -> bool:
     """Whether ``seed`` is the one published at creation (else the seed check reports it)."""
     try:
-        return seed_hash(bytes.fromhex(seed)) == published
+        return bool(seed_hash(bytes.fromhex(seed)) == published)
     except (TypeError, ValueError):
         return False
 
@@ -251,7 +260,8 @@ def _normal(ev: Event) -> Any:
 def _compare(expected: Sequence[Event], envs: Sequence[Mapping[str, Any]], what: str) -> None:
     for offset, ev in enumerate(expected):
         if offset >= len(envs):
-            raise Failure(f"the record ends where the rules derive {ev.type} ({what})", envs[-1]["seq"] if envs else None)
+            last = envs[-1]["seq"] if envs else None
+            raise Failure(f"the record ends where the rules derive {ev.type} ({what})", last)
         env = envs[offset]
         if _normal(ev) != _normal(to_event(env)):
             raise Failure(f"event {env['seq']}: the rules derive {ev.type}, the record has a different "
@@ -292,16 +302,19 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
 
 
 def _derive_batch(table: engine.Table, env: Mapping[str, Any]) -> list[Event]:
+    """The events the rules derive from the recorded action (or choice) that opens ``env``."""
     ev, seq = to_event(env), env["seq"]
+    if ev.type not in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED):
+        raise Failure(f"event {seq}: {ev.type} does not follow from any recorded action", seq)
     seat, by = ev.data.get("seat"), ev.data.get("by")
+    if not isinstance(seat, int) or isinstance(seat, bool):
+        raise Failure(f"event {seq}: {ev.type} does not name a seat", seq)
     try:
         if ev.type == engine.ACTION_TAKEN:
             return engine.decide(table, seat, ev.data["action"], by=by)
-        if ev.type == engine.CHOICE_COMMITTED:
-            secret = ev.private_for(seat)
-            if "action" not in secret:
-                raise Failure(f"event {seq}: the committed choice is not in the record (redacted?)", seq)
-            return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
+        secret = ev.private_for(seat)
+        if "action" not in secret:
+            raise Failure(f"event {seq}: the committed choice is not in the record (redacted?)", seq)
+        return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
     except (KifuError, KeyError, TypeError, ValueError) as exc:
         raise Failure(f"event {seq}: the rules refuse the recorded action: {exc}", seq) from None
-    raise Failure(f"event {seq}: {ev.type} does not follow from any recorded action", seq)

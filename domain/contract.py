@@ -13,7 +13,8 @@ A game is an object (usually the module's single ``RULES`` instance) with:
   auditor of a finished game replay state; redacted events are for display);
 * ``pending(state) -> Pending``: who must act, simultaneously or not;
 * ``legal_actions(state, seat) -> list[dict]``: every legal action, exactly as
-  the API accepts it;
+  the API accepts it (the engine asks only for a seat that is to act, and
+  refuses actions of other seats before ``decide``: games do not check turns);
 * ``decide(state, seat, action) -> list[Event]``: a sequential action's events,
   or ``IllegalAction`` naming the rule;
 * ``validate_choice(state, seat, action) -> list[dict]``: for a simultaneous
@@ -90,13 +91,21 @@ Bot = Callable[[Any, int, Any], Mapping[str, Any]]
 class Game(Protocol):
     """What ``domain.engine`` needs of a game module."""
 
-    id: str
-    name: str
-    rules_version: str
-    min_players: int
-    max_players: int
-    options: Mapping[str, Option]
-    bots: Mapping[str, Bot]
+    # Read-only (properties), so that a game may declare them as plain class attributes.
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def rules_version(self) -> str: ...
+    @property
+    def min_players(self) -> int: ...
+    @property
+    def max_players(self) -> int: ...
+    @property
+    def options(self) -> Mapping[str, Option]: ...
+    @property
+    def bots(self) -> Mapping[str, Bot]: ...
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> Any: ...
     def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
@@ -113,6 +122,17 @@ class Game(Protocol):
 
 
 T = TypeVar("T")
+S = TypeVar("S")
+
+
+def evolver(handlers: Mapping[str, Callable[[S, Event], S]]) -> Callable[[S, Event], S]:
+    """A game's ``evolve`` from one handler per event type: pure, total, other types change nothing."""
+
+    def evolve(state: S, event: Event) -> S:
+        handler = handlers.get(event.type)
+        return state if handler is None else handler(state, event)
+
+    return evolve
 
 
 def changed(obj: T, **changes: Any) -> T:

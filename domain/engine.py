@@ -42,9 +42,6 @@ CHOICE_COMMITTED = "choice_committed"
 CHOICES_REVEALED = "choices_revealed"
 GAME_ENDED = "game_ended"
 GAME_SEALED = "game_sealed"
-GENERIC_EVENTS = frozenset({GAME_CREATED, ACTION_TAKEN, CHOICE_COMMITTED, CHOICES_REVEALED,
-                            GAME_ENDED, GAME_SEALED})
-
 COMMON_OPTION_NAMES = ("move_timeout_s",)
 MAX_MOVE_TIMEOUT_S = 7 * 24 * 3600
 
@@ -283,7 +280,7 @@ def _reveal_and_resolve(table: Table, public: bool) -> tuple[list[Event], Table]
     choices = dict(table.choices)
     step_no = table.step
     for part in range(n_parts):
-        shown = {str(s): {"action": c.parts[part], "salt": c.salts[part]}
+        shown: dict[str, dict[str, Any]] = {str(s): {"action": c.parts[part], "salt": c.salts[part]}
                  for s, c in sorted(choices.items()) if part < len(c.parts)}
         if public:
             reveal = Event(CHOICES_REVEALED, {"step": step_no, "part": part, "choices": shown})
@@ -322,7 +319,7 @@ def view(table: Table, viewer: int | None) -> dict[str, Any]:
         "phase": "over" if table.finished else table.game.phase(table.state),
         "to_act": table.to_act,
         "committed": sorted(table.commitments),
-        "my_choice": dict(table.choices[viewer].action) if viewer in table.choices else None,
+        "my_choice": dict(table.choices[viewer].action) if viewer is not None and viewer in table.choices else None,
         "state": table.game.view(table.state, viewer, table.finished),
         "result": dict(table.result) if table.result is not None else None,
     }

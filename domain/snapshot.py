@@ -82,7 +82,7 @@ def _dataclass(name: Any, fields: Any) -> Any:
     cls = _allowed_class(name)
     if not isinstance(fields, dict) or set(fields) != {f.name for f in dataclasses.fields(cls)}:
         raise SnapshotError(f"the fields of {name} do not match its class")
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     obj.__dict__.update({k: decode(v) for k, v in fields.items()})
     return obj
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import redis
+
+from adapters.redis_store import text
 
 PREFIX = "kifu:proj"
 ALL_INDEX = f"{PREFIX}:idx:all"
@@ -47,7 +49,7 @@ def apply_events(pipe: redis.client.Pipeline, summary: Mapping[str, str], game_i
             summary["result"] = json.dumps(env["data"]["result"])
         summary["version"] = str(env["seq"])
         summary["updated_at"] = env["at"]
-    pipe.hset(summary_key(game_id), mapping=summary)
+    pipe.hset(summary_key(game_id), mapping=cast(Any, summary))  # the stubs' key type is a wider union
     return summary
 
 
@@ -62,6 +64,22 @@ def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) 
             "seats": json.dumps(data["seats"]), "created_at": env["at"], "result": "null"}
 
 
+class GamesList:
+    """Queries on the games list read model."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+
+    def query(self, game: str | None = None, status: str | None = None, player: str | None = None,
+              limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+        """Games matching every given filter, newest first: ``{"items", "next"}``."""
+        return query(self.client, game, status, player, limit, cursor)
+
+    def dump(self) -> dict[str, Any]:
+        """Every key of the model with its content (to compare live and rebuilt models)."""
+        return dump(self.client)
+
+
 def query(client: redis.Redis, game: str | None = None, status: str | None = None, player: str | None = None,
           limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
     """Games matching every given filter, newest first: ``{"items", "next"}``."""
@@ -74,7 +92,7 @@ def query(client: redis.Redis, game: str | None = None, status: str | None = Non
         if not members:
             return {"items": items, "next": None}
         for raw in members:
-            member = raw.decode()
+            member = text(raw)
             start = f"({member}"
             item = _summary(client, member.split(":", 1)[1])
             if item and all(_matches(item, k, v) for k, v in filters.items()):
@@ -87,11 +105,11 @@ def query(client: redis.Redis, game: str | None = None, status: str | None = Non
 def _matches(item: Mapping[str, Any], field: str, value: str) -> bool:
     if field == "player":
         return any(s["name"] == value for s in item["seats"])
-    return item[field] == value
+    return bool(item[field] == value)
 
 
 def _summary(client: redis.Redis, game_id: str) -> dict[str, Any] | None:
-    raw = {k.decode(): v.decode() for k, v in client.hgetall(summary_key(game_id)).items()}
+    raw = {text(k): text(v) for k, v in client.hgetall(summary_key(game_id)).items()}
     if not raw:
         return None
     return {"id": raw["id"], "game": raw["game"], "status": raw["status"], "seats": json.loads(raw["seats"]),
@@ -103,10 +121,9 @@ def dump(client: redis.Redis) -> dict[str, Any]:
     """Every key of the model with its content (to compare live and rebuilt models)."""
     out: dict[str, Any] = {}
     for key in client.scan_iter(match=f"{PREFIX}:*"):
-        name = key.decode()
-        kind = client.type(key).decode()
+        name, kind = text(key), text(client.type(key))
         if kind == "hash":
-            out[name] = {k.decode(): v.decode() for k, v in client.hgetall(key).items()}
+            out[name] = {text(k): text(v) for k, v in client.hgetall(key).items()}
         elif kind == "zset":
-            out[name] = [m.decode() for m in client.zrange(key, 0, -1)]
+            out[name] = [text(m) for m in cast(list[bytes], client.zrange(key, 0, -1))]
     return out

@@ -6,52 +6,100 @@ checkpoints and XACKs the entries in one MULTI transaction, so a crash between
 them can neither skip nor double-apply an event; a summary also remembers the
 last version it applied, so an entry delivered twice (after a crash, from the
 pending list) is a no-op.
+
+``rebuild`` drops every read model and replays the feeds from the start. It is
+safe while projectors run: it asks them to pause (a key they check before each
+batch), waits until every live projector (each keeps a heartbeat key) has
+finished its batch and said so, rebuilds, then lets them go on. A projector
+that finds its consumer group gone (``NOGROUP``) creates it again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import secrets
 import socket
-from collections.abc import Mapping
-from typing import Any
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import redis
 
+from adapters.redis_store import EventStore, text
 from domain import engine
 from domain.record import to_event
-from projections import games_list, snapshots
-from service.store import EventStore
+from projections import games_list
+from projections.snapshots import SNAPSHOT_EVERY, Snapshots
 
 GROUP = "projector"
 CHECKPOINT_PREFIX = "kifu:projcp"
+CONTROL_PREFIX = "kifu:projector"
+PAUSE_KEY = f"{CONTROL_PREFIX}:pause"
+HEARTBEAT_S = 5
+PAUSE_WAIT_S = 10.0
+log = logging.getLogger(__name__)
+FeedReply = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]] | None
+
+
+class RebuildRefused(Exception):
+    """A running projector did not pause in time; nothing was changed."""
 
 
 class Projector:
     """Applies feed entries to the games list and the snapshots."""
 
-    def __init__(self, store: EventStore, consumer: str | None = None,
-                 snapshot_every: int = snapshots.SNAPSHOT_EVERY) -> None:
+    def __init__(self, store: EventStore, client: redis.Redis, consumer: str | None = None,
+                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.store = store
+        self.client = client
+        self.snapshots = Snapshots(client, store)
         self.snapshot_every = snapshot_every
-        self.redis: redis.Redis = store.redis
-        self.consumer = consumer or f"{socket.gethostname()}-projector"
+        self.consumer = consumer or f"{socket.gethostname()}-{secrets.token_hex(3)}"
         self._groups_ready = False
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every partition's feed (idempotent)."""
         for p in range(self.store.partitions):
             try:
-                self.redis.xgroup_create(self.store.feed_key(p), GROUP, id="0", mkstream=True)
+                self.client.xgroup_create(self.store.feed_key(p), GROUP, id="0", mkstream=True)
             except redis.ResponseError as exc:
                 if "BUSYGROUP" not in str(exc):
                     raise
         self._groups_ready = True
 
+    def run(self, stop: threading.Event, block_ms: int = 1000) -> None:
+        """The projector process: apply entries until ``stop`` is set.
+
+        Each turn beats a heartbeat and honours a rebuild's pause; a Redis that
+        does not answer (restarting, stalled) is retried every second.
+        """
+        try:
+            while not stop.is_set():
+                try:
+                    if self._paused():
+                        stop.wait(block_ms / 1000)
+                    else:
+                        self.run_once(block_ms=block_ms)
+                except (redis.ConnectionError, redis.TimeoutError) as exc:
+                    log.warning("projector: Redis did not answer (%s); retrying in 1 s", exc)
+                    stop.wait(1.0)
+        finally:
+            self._forget_heartbeat()
+
     def run_once(self, block_ms: int | None = None, count: int = 200) -> int:
         """Apply what is waiting (own pending entries first); return how many entries."""
         if not self._groups_ready:
             self.ensure_groups()
-        done = self._read_and_apply("0", None, count)
-        return done + self._read_and_apply(">", block_ms, count)
+        try:
+            done = self._read_and_apply("0", None, count)
+            return done + self._read_and_apply(">", block_ms, count)
+        except redis.ResponseError as exc:
+            if "NOGROUP" not in str(exc):
+                raise
+            self._groups_ready = False  # the groups were dropped (a rebuild, by hand): make them again
+            return 0
 
     def run_until_idle(self) -> int:
         """Apply everything waiting now (used by tests and rebuilds)."""
@@ -60,16 +108,31 @@ class Projector:
             total += n
         return total
 
+    def _forget_heartbeat(self) -> None:
+        with contextlib.suppress(redis.RedisError):  # else it expires by itself
+            self.client.delete(f"{CONTROL_PREFIX}:alive:{self.consumer}")
+
+    def _paused(self) -> bool:
+        """Beat the heartbeat; acknowledge a pause request if there is one."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(f"{CONTROL_PREFIX}:alive:{self.consumer}", "1", ex=HEARTBEAT_S)
+        pipe.get(PAUSE_KEY)
+        _alive, token = pipe.execute()
+        if token is None:
+            return False
+        self.client.set(f"{CONTROL_PREFIX}:paused:{self.consumer}", token, ex=HEARTBEAT_S)
+        return True
+
     def _read_and_apply(self, start: str, block_ms: int | None, count: int) -> int:
-        streams = {self.store.feed_key(p): start for p in range(self.store.partitions)}
-        got = self.redis.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms)
-        batch = [(stream.decode(), entry_id.decode(), fields)
+        streams: dict[Any, Any] = {self.store.feed_key(p): start for p in range(self.store.partitions)}
+        got = cast(FeedReply, self.client.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms))
+        batch = [(text(stream), text(entry_id), fields)
                  for stream, entries in got or [] for entry_id, fields in entries]
         if batch:
             self._apply(batch)
         return sum(1 for _s, _e, fields in batch if fields)
 
-    def _apply(self, batch: list[tuple[str, str, Mapping[bytes, bytes]]]) -> None:
+    def _apply(self, batch: Sequence[tuple[str, str, Mapping[bytes, bytes]]]) -> None:
         """Apply a batch of feed entries in three round trips: summaries, events, one MULTI.
 
         The MULTI holds every read-model change, each stream's checkpoint and the
@@ -83,7 +146,7 @@ class Projector:
         summaries = self._summaries(list(upto))
         applied = {g: int(summaries[g].get("version", 0)) for g in upto}
         events = self.store.read_many({g: (applied[g], upto[g] - applied[g]) for g in upto if upto[g] > applied[g]})
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.client.pipeline(transaction=True)
         for game_id, envs in events.items():
             if envs:
                 games_list.apply_events(pipe, summaries[game_id], game_id, envs)
@@ -97,7 +160,7 @@ class Projector:
         pipe.execute()
 
     def _summaries(self, game_ids: list[str]) -> dict[str, dict[str, str]]:
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.client.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(games_list.summary_key(game_id))
         return {g: {k.decode(): v.decode() for k, v in raw.items()} for g, raw in zip(game_ids, pipe.execute())}
@@ -105,27 +168,46 @@ class Projector:
     def _snapshot(self, pipe: redis.client.Pipeline, game_id: str, envs: list[dict[str, Any]]) -> None:
         if envs[-1]["seq"] // self.snapshot_every == (envs[0]["seq"] - 1) // self.snapshot_every:
             return
-        table = snapshots.load(self.store, game_id)
+        table = self.snapshots.load(game_id)
         if table is None or table.version >= envs[-1]["seq"]:
             table = None
         after = table.version if table is not None else 0
         tail = self.store.read(game_id, after, envs[-1]["seq"] - after)
         table = engine.replay([to_event(e) for e in tail], table)
-        snapshots.save(pipe, self.store, table)
+        self.snapshots.save(pipe, table)
 
 
-def rebuild(store: EventStore, snapshot_every: int = snapshots.SNAPSHOT_EVERY) -> int:
-    """Drop every read model and snapshot, then replay all feeds from the start."""
-    client = store.redis
-    for pattern in (f"{games_list.PREFIX}:*", f"{CHECKPOINT_PREFIX}:*"):
-        for key in client.scan_iter(match=pattern):
-            client.delete(key)
-    snapshots.delete_all(store)
-    for p in range(store.partitions):
-        try:
-            client.xgroup_destroy(store.feed_key(p), GROUP)
-        except redis.ResponseError:
-            pass
-    projector = Projector(store, consumer="rebuild", snapshot_every=snapshot_every)
-    projector.ensure_groups()
-    return projector.run_until_idle()
+def rebuild(store: EventStore, client: redis.Redis, snapshot_every: int = SNAPSHOT_EVERY,
+            pause_wait_s: float = PAUSE_WAIT_S) -> int:
+    """Drop every read model and snapshot, then replay all feeds from the start (safe online)."""
+    token = secrets.token_hex(8)
+    client.set(PAUSE_KEY, token, ex=600)
+    try:
+        _wait_until_paused(client, token, pause_wait_s)
+        for pattern in (f"{games_list.PREFIX}:*", f"{CHECKPOINT_PREFIX}:*"):
+            for key in client.scan_iter(match=pattern):
+                client.delete(key)
+        Snapshots(client, store).delete_all()
+        for p in range(store.partitions):
+            with contextlib.suppress(redis.ResponseError):
+                client.xgroup_destroy(store.feed_key(p), GROUP)
+        projector = Projector(store, client, consumer="rebuild", snapshot_every=snapshot_every)
+        projector.ensure_groups()
+        return projector.run_until_idle()
+    finally:
+        client.delete(PAUSE_KEY)
+
+
+def _wait_until_paused(client: redis.Redis, token: str, wait_s: float) -> None:
+    """Until every projector with a live heartbeat has acknowledged ``token``, or ``RebuildRefused``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        alive = [text(k).rsplit(":", 1)[1] for k in client.scan_iter(match=f"{CONTROL_PREFIX}:alive:*")]
+        acks = [client.get(f"{CONTROL_PREFIX}:paused:{c}") for c in alive]
+        waiting = [c for c, ack in zip(alive, acks) if ack is None or text(ack) != token]
+        if not waiting:
+            return
+        if time.monotonic() > deadline:
+            raise RebuildRefused(f"projector(s) {', '.join(waiting)} did not pause within {wait_s:g} s; "
+                                 "nothing was changed")
+        time.sleep(0.05)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
 
 from domain import engine
 from domain.audit import verify_record
@@ -18,31 +18,14 @@ from domain.canonical import canonical_json, sha256_hex
 from domain.engine import Seat, Table
 from domain.errors import InvalidOptions
 from domain.events import Event
-from domain.record import SALT_BYTES, GENESIS, build_record, envelopes, public_envelope, to_event, withheld_envelope
+from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_envelope, to_event, withheld_envelope
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized, Unprocessable
-from service.store import DuplicateCommand, EventStore, Head, VersionConflict
+from service.ports import DuplicateCommand, EventLog, Head, NoScheduler, Scheduler, VersionConflict
 from service.tables import TableLoader
 
 MAX_RETRIES = 8
 TOKEN_BYTES = 32
-
-
-class Scheduler(Protocol):
-    """Where the service asks for bot turns and move timeouts (RQ in production)."""
-
-    def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
-    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
-
-
-class NoScheduler:
-    """Schedules nothing (a service with no workers, e.g. some tests)."""
-
-    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
-        pass
-
-    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
-        pass
 
 
 def fresh_salt() -> str:
@@ -51,11 +34,11 @@ def fresh_salt() -> str:
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -78,9 +61,9 @@ class Answer:
 class GameService:
     """Creates games, takes actions and answers queries."""
 
-    store: EventStore
+    store: EventLog
     tables: TableLoader
-    scheduler: Scheduler = NoScheduler()
+    scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
 
     # -- creation -----------------------------------------------------------------
@@ -134,8 +117,8 @@ class GameService:
 
     def identify(self, game_id: str, token: str | None) -> Caller:
         """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip."""
-        field = f"tok:{token_hash(token)}" if token is not None else "-"
-        head, seat = self.store.head_and_field(game_id, field)
+        token_field = f"tok:{token_hash(token)}" if token is not None else "-"
+        head, seat = self.store.head_and_field(game_id, token_field)
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
         if token is not None and seat is None:
@@ -207,6 +190,17 @@ class GameService:
         return {"version": version, "status": "finished" if table.finished else "active",
                 "to_act": table.to_act, "events": [public_envelope(e, seat, table.finished) for e in envs]}
 
+    def turn_still_due(self, game_id: str, seat: int, version: int) -> tuple[Table, Head] | None:
+        """The table and head when ``seat`` must still act on the turn that was current at
+        ``version`` (only other seats' secret commitments happened since), else None."""
+        table, head = self.tables.load(game_id)
+        if seat not in table.to_act or table.version < version:
+            return None
+        since = self.store.read(game_id, version, table.version - version)
+        if all(e["type"] == engine.CHOICE_COMMITTED and e["data"]["seat"] != seat for e in since):
+            return table, head
+        return None
+
     def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
         """Ask for bot turns and move timeouts for seats that just became to act."""
         only_a_commitment = len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED
@@ -245,6 +239,14 @@ class GameService:
         items = [public_envelope(e, viewer, table.finished) for e in envs]
         more = bool(envs) and envs[-1]["seq"] < table.version
         return {"items": items, "next": envs[-1]["seq"] if more else None}
+
+    def wait_events(self, game_id: str, viewer: int | None, after: int, block_ms: int) -> list[dict[str, Any]]:
+        """The events after ``after`` as ``viewer`` may see them, waiting up to ``block_ms`` for the first."""
+        envs = self.store.read(game_id, after, 500) or self.store.wait_for(game_id, after, block_ms)
+        if not envs:
+            return []
+        table, _head = self.tables.load(game_id)
+        return [public_envelope(e, viewer, table.finished) for e in envs]
 
     def replay(self, game_id: str, step: int, as_seat: int | None, viewer: int | None) -> dict[str, Any]:
         """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""

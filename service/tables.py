@@ -8,22 +8,19 @@ head in Redis first).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
 from threading import Lock
 
 from domain import engine
 from domain.engine import Table
 from domain.record import to_event
 from service.errors import GameNotFound
-from service.store import EventStore, Head
-
-SnapshotLoader = Callable[[str], Table | None]
+from service.ports import EventLog, Head, SnapshotLoader
 
 
 class TableLoader:
     """Rebuilds tables from the store, reusing cached tables and snapshots."""
 
-    def __init__(self, store: EventStore, snapshots: SnapshotLoader | None = None, size: int = 2048) -> None:
+    def __init__(self, store: EventLog, snapshots: SnapshotLoader | None = None, size: int = 2048) -> None:
         self.store = store
         self.snapshots = snapshots
         self.size = size

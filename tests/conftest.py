@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Job functions run by RQ workers.
+"""The job RQ workers run: play a seat's turn (a bot's move, or a random move when time ran out).
 
 A job acts through ``GameService.act`` with the version it loaded as the
 expected version and a deterministic idempotency key, so:
@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any
+from typing import Any, Literal
 
 import redis
 from rq import get_current_job
 
-from domain import engine
+from bootstrap import build
 from domain.bots import choose_action, random_action
-from domain.engine import Table
 from service.games import GameService
 
+Why = Literal["bot", "timeout"]
 _SERVICES: dict[int, GameService] = {}
 
 
@@ -33,40 +33,22 @@ def _service() -> GameService:
     connection: redis.Redis = job.connection if job is not None else redis.Redis.from_url(os.environ["REDIS_URL"])
     key = id(connection)
     if key not in _SERVICES:
-        from service.bootstrap import build_service
-
-        _SERVICES[key] = build_service(connection)
+        _SERVICES[key] = build(connection).games
     return _SERVICES[key]
 
 
-def still_due(service: GameService, table: Table, seat: int, version: int) -> bool:
-    """True when ``seat`` must still act on the turn that was current at ``version``."""
-    if seat not in table.to_act or table.version < version:
-        return False
-    since = service.store.read(table.game_id, version, table.version - version)
-    return all(e["type"] == engine.CHOICE_COMMITTED and e["data"]["seat"] != seat for e in since)
-
-
-def play_bot_turn(game_id: str, seat: int, version: int) -> dict[str, Any]:
-    """Play the bot seat's turn that became due at ``version``."""
+def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:
+    """Play ``seat``'s turn that became due at ``version``: its bot's move, or a random one on a timeout."""
     service = _service()
-    table, head = service.tables.load(game_id)
-    if not still_due(service, table, seat, version):
+    due = service.turn_still_due(game_id, seat, version)
+    if due is None:
         return {"done": False, "reason": "stale"}
-    level = table.seats[seat].bot or "random"
-    action = choose_action(table, seat, level, random.Random(f"{game_id}:{seat}:{version}"))
-    answer = service.act(game_id, seat, action, expected_version=head.version,
-                         idempotency_key=f"bot:{version}")
-    return {"done": True, "version": answer.body["version"]}
-
-
-def play_timeout(game_id: str, seat: int, version: int) -> dict[str, Any]:
-    """A human seat ran out of time: play a random legal action for it."""
-    service = _service()
-    table, head = service.tables.load(game_id)
-    if not still_due(service, table, seat, version):
-        return {"done": False, "reason": "stale"}
-    action = random_action(table, seat, random.Random(f"timeout:{game_id}:{seat}:{version}"))
-    answer = service.act(game_id, seat, action, expected_version=head.version,
-                         idempotency_key=f"timeout:{version}", by="timeout")
+    table, head = due
+    rnd = random.Random(f"{why}:{game_id}:{seat}:{version}")
+    if why == "bot":
+        action = choose_action(table, seat, table.seats[seat].bot or "random", rnd)
+    else:
+        action = random_action(table, seat, rnd)
+    answer = service.act(game_id, seat, action, expected_version=head.version, idempotency_key=f"{why}:{version}",
+                         by="timeout" if why == "timeout" else None, head=head)
     return {"done": True, "version": answer.body["version"]}

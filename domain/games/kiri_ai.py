@@ -56,9 +56,9 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
-from domain.contract import Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -335,7 +335,8 @@ def _step_started(state: State, ev: Event) -> State:
 
 def _log(state: State, **more: Any) -> State:
     last = state.steps[-1]
-    changed = replace(last, **{k: (*getattr(last, k), v) for k, v in more.items()})
+    grown: dict[str, Any] = {k: (*getattr(last, k), v) for k, v in more.items()}
+    changed = replace(last, **grown)
     return replace(state, steps=(*state.steps[:-1], changed))
 
 
@@ -482,7 +483,7 @@ class KiriAi:
     rules_version = "1"
     min_players = 2
     max_players = 2
-    options = {
+    options: ClassVar[Mapping[str, Option]] = {
         "battlefield": Option("standard", "standard: 6 spaces, fixed start; advanced: 8 spaces, "
                               "each player secretly chooses a starting space and stance",
                               choices=tuple(SPACES)),
@@ -492,7 +493,7 @@ class KiriAi:
     }
 
     def __init__(self) -> None:
-        self.bots = {"greedy": greedy_bot}
+        self.bots: Mapping[str, Bot] = {"greedy": greedy_bot}
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
         """The state before the specials are dealt."""
@@ -516,10 +517,7 @@ class KiriAi:
                       private={"0": {"special": red}, "1": {"special": blue},
                                HIDDEN: {"set_aside": third}})]
 
-    def evolve(self, state: State, event: Event) -> State:
-        """Apply one Kiri-ai event (unknown events change nothing)."""
-        step = _EVOLVERS.get(event.type)
-        return step(state, event) if step else state
+    evolve = staticmethod(evolver(_EVOLVERS))
 
     def pending(self, state: State) -> Pending:
         """Both players choose at once (setup or program); nobody once over."""
@@ -529,8 +527,6 @@ class KiriAi:
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every setup or program ``seat`` may choose now, exactly as accepted."""
-        if seat not in self.pending(state).seats:
-            return []
         if state.phase == SETUP:
             return [{"type": "setup", "space": sp, "stance": st}
                     for sp in SETUP_SPACES[seat] for st in STANCES]

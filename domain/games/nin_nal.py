@@ -25,12 +25,13 @@ Decisions where the rules are silent:
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
-from domain.contract import Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -303,7 +304,7 @@ class NinNal:
     rules_version = "1"
     min_players = 2
     max_players = 5
-    options = {
+    options: ClassVar[Mapping[str, Option]] = {
         "tie_break_throws": Option(
             DEFAULT_TIE_BREAK_THROWS,
             "Tied rock-paper-scissors throws (nobody drops out) allowed when players tie "
@@ -313,7 +314,7 @@ class NinNal:
     }
 
     def __init__(self) -> None:
-        self.bots = {"greedy": greedy_bot}
+        self.bots: Mapping[str, Bot] = {"greedy": greedy_bot}
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
         """The state before the deal."""
@@ -329,13 +330,10 @@ class NinNal:
             return [_deal_event(piles, hands, [c for c in CARDS if c not in used])]
         deck = rng.shuffled(CARDS)
         start = [N_PILES + HAND_SIZE * s for s in range(n_seats + 1)]
-        hands = [deck[a:b] for a, b in zip(start, start[1:])]
+        hands = [deck[a:b] for a, b in itertools.pairwise(start)]
         return [_deal_event(deck[:N_PILES], hands, deck[start[-1]:])]
 
-    def evolve(self, state: State, event: Event) -> State:
-        """Apply one Nin Nal event (unknown events change nothing)."""
-        step = _EVOLVERS.get(event.type)
-        return step(state, event) if step else state
+    evolve = staticmethod(evolver(_EVOLVERS))
 
     def pending(self, state: State) -> Pending:
         """Everybody selects at once; one owner resolves; tied players throw at once."""
@@ -348,8 +346,6 @@ class NinNal:
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, exactly as accepted."""
-        if seat not in self.pending(state).seats:
-            return []
         if state.phase == SELECT:
             return [{"type": "select", "card": c} for c in state.hands[seat]]
         if state.phase == TIE_BREAK:

@@ -8,9 +8,9 @@ import pytest
 import redis
 
 import tests.support.toy_game  # noqa: F401
-from service.api import create_app
-from service.games import NoScheduler
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
+from entrypoints.api import create_app
+from service.ports import NoScheduler
 from tests.support.http import serving
 
 

@@ -11,10 +11,10 @@ import redis
 import requests
 from rq import Queue, SimpleWorker
 
-from service.api import create_app
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
+from adapters.rq_scheduler import QUEUE_NAME
+from entrypoints.api import create_app
 from tests.support.http import serving
-from workers.scheduling import QUEUE_NAME
 
 TIMEOUT = 10
 

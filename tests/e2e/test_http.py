@@ -10,9 +10,9 @@ from typing import Any
 import requests
 
 import tests.support.toy_game  # noqa: F401  (registers "toy")
-from service.api import DEFAULTS, create_app
-from service.games import NoScheduler
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
+from entrypoints.api import DEFAULTS, create_app
+from service.ports import NoScheduler
 from tests.support.http import serving
 
 TIMEOUT = 10

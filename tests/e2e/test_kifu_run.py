@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from service.redis_server import free_port
+from adapters.embedded_redis import free_port
 from tests.e2e.test_http import sse_events
 
 TIMEOUT = 20
@@ -73,7 +73,7 @@ def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PORT"] = str(port)
     log = (tmp_path / "kifu-run.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "run", "--data", str(tmp_path / "run")],
+    proc = subprocess.Popen([sys.executable, "-m", "entrypoints.cli", "run", "--data", str(tmp_path / "run")],
                             env=env, stdout=log, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -8,9 +8,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 import tests.support.toy_game  # noqa: F401  (registers "toy")
-from service.api import create_app
-from service.games import NoScheduler
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
+from entrypoints.api import create_app
+from service.ports import NoScheduler
 
 
 @pytest.fixture

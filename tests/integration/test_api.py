@@ -86,7 +86,7 @@ def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", str(2**63), str(-2**63 - 1)])
 def test_non_json_numbers_are_400_not_500(client: FlaskClient, number: str) -> None:
     game_id, (ann, _bob, _s) = create(client, "toy", TWO)
-    body = '{"action": {"type": "pick", "n": %s}}' % number
+    body = f'{{"action": {{"type": "pick", "n": {number}}}}}'
     r = client.post(f"/v1/games/{game_id}/actions", data=body, content_type="application/json", headers=ann.headers)
     assert r.status_code == 400 and r.content_type == "application/problem+json"
 
@@ -97,7 +97,7 @@ def test_deeply_nested_bodies_are_400_not_500(client: FlaskClient, depth: int) -
     nested = "[" * depth + "]" * depth
     for path, body, headers in [("/v1/games", nested, {}), ("/v1/audits", nested, {}),
                                 (f"/v1/games/{game_id}/actions",
-                                 '{"action": {"type": "pick", "n": %s}}' % nested, ann.headers)]:
+                                 f'{{"action": {{"type": "pick", "n": {nested}}}}}', ann.headers)]:
         r = client.post(path, data=body, content_type="application/json", headers=headers)
         assert r.status_code == 400 and r.content_type == "application/problem+json", (path, r.json)
     assert client.get(f"/v1/games/{game_id}/events").json["items"][-1]["seq"] == 2  # nothing appended
@@ -194,7 +194,7 @@ def test_no_endpoint_shows_another_seats_hand_or_unrevealed_choice(client: Flask
 
 
 def test_after_the_end_everything_is_public(client: FlaskClient) -> None:
-    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    _game_id, (ann, bob, spectator) = create(client, "toy", TWO)
     cards = ann.get().json["state"]["cards"]
     for a, b in ((3, 1), (1, 2), (2, 2)):
         play_round(ann, bob, a, b)
@@ -214,7 +214,7 @@ def test_after_the_end_everything_is_public(client: FlaskClient) -> None:
 
 
 def test_replay_steps_and_bounds(client: FlaskClient) -> None:
-    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    _game_id, (ann, _bob, spectator) = create(client, "toy", TWO)
     ann.act({"type": "pick", "n": 1})
     r = spectator.get("/replay?step=1").json
     assert r["step"] == 1 and r["event"]["type"] == "game_created" and r["view"]["version"] == 1
@@ -231,7 +231,7 @@ def test_replay_steps_and_bounds(client: FlaskClient) -> None:
 
 
 def test_events_paginate(client: FlaskClient) -> None:
-    game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    _game_id, (ann, bob, spectator) = create(client, "toy", TWO)
     play_round(ann, bob, 1, 2)
     page = spectator.get("/events?limit=2").json
     assert [e["seq"] for e in page["items"]] == [1, 2] and page["next"] == 2

@@ -20,10 +20,10 @@ import pytest
 import redis
 from flask import Flask
 
+from adapters.redis_store import EventStore
 from domain.engine import GAME_SEALED
 from domain.record import chain_hash, public_envelope, to_event
 from domain.registry import all_games
-from service.store import EventStore
 from tests.support.api import Seat, create
 from tests.support.attacker import Attacker, Reading
 

@@ -24,10 +24,9 @@ from redis.retry import Retry
 from werkzeug.test import EnvironBuilder, TestResponse
 
 import tests.support.toy_game  # noqa: F401  (registers "toy")
-from projections.projector import Projector
-from service.api import create_app
-from service.games import NoScheduler
-from service.redis_server import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis
+from entrypoints.api import create_app
+from service.ports import NoScheduler
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -123,7 +122,7 @@ def game(api: Contract) -> Iterator[dict[str, Any]]:
 
 def project(api: Contract) -> None:
     """Bring the games list up to date (the projector runs as its own process in production)."""
-    Projector(api.client.application.extensions["kifu"].store).run_until_idle()
+    api.client.application.extensions["kifu"].projector().run_until_idle()
 
 
 def finish(api: Contract, game_id: str, tokens: list[str]) -> list[dict[str, Any]]:
@@ -164,10 +163,8 @@ def test_every_error_answer_is_a_problem(spec_dict: dict[str, Any]) -> None:
             for status, answer in op["responses"].items():
                 if int(status) < 400 or path == "/readyz":  # 503 there is a readiness answer
                     continue
-                if "$ref" in answer:
-                    answer = responses[answer["$ref"].rsplit("/", 1)[1]]
-                where = (method, path, status)
-                assert list(answer["content"]) == ["application/problem+json"], where
+                resolved = responses[answer["$ref"].rsplit("/", 1)[1]] if "$ref" in answer else answer
+                assert list(resolved["content"]) == ["application/problem+json"], (method, path, status)
 
 
 # -- a representative flow ----------------------------------------------------------------

@@ -1,15 +1,19 @@
-"""The projector: games list, snapshots, crash-safe checkpoints and a full rebuild."""
+"""The projector: games list, snapshots, crash-safe checkpoints and a full rebuild (also online)."""
 
 from __future__ import annotations
 
+import threading
+
+import pytest
 import redis
 from flask.testing import FlaskClient
 
+from bootstrap import Kifu
 from domain import engine
 from domain.record import to_event
-from projections import games_list, snapshots
-from projections.projector import GROUP, Projector, rebuild
-from service.store import EventStore
+from projections import games_list
+from projections.projector import GROUP, PAUSE_KEY, Projector, RebuildRefused, rebuild
+from projections.snapshots import Snapshots
 from tests.support.api import Seat, create
 
 
@@ -29,13 +33,19 @@ def make_games(client: FlaskClient) -> dict[str, str]:
     return ids
 
 
-def store_of(client: FlaskClient) -> EventStore:
-    return client.application.extensions["kifu"].store
+def kifu_of(client: FlaskClient) -> Kifu:
+    client.get("/v1/catalog")  # the app wires its Kifu on first use
+    return client.application.extensions["kifu"]
+
+
+def projector(client: FlaskClient, **kw: object) -> Projector:
+    wired = kifu_of(client)
+    return Projector(wired.store, wired.client, **kw)  # type: ignore[arg-type]
 
 
 def test_games_list_filters_newest_first_and_pages(client: FlaskClient) -> None:
     ids = make_games(client)
-    Projector(store_of(client)).run_until_idle()
+    projector(client).run_until_idle()
     everything = client.get("/v1/games").json
     assert [g["id"] for g in everything["items"]] == [ids["c"], ids["b"], ids["a"]]
     assert [g["id"] for g in client.get("/v1/games?player=ann").json["items"]] == [ids["b"], ids["a"]]
@@ -54,21 +64,20 @@ def test_games_list_filters_newest_first_and_pages(client: FlaskClient) -> None:
 
 def test_rebuild_equals_the_live_projection(client: FlaskClient, redis_client: redis.Redis) -> None:
     make_games(client)
-    store = store_of(client)
-    Projector(store, snapshot_every=5).run_until_idle()
+    projector(client, snapshot_every=5).run_until_idle()
     live = games_list.dump(redis_client)
     live_snaps = {k: redis_client.hget(k, "version") for k in redis_client.scan_iter(match="kifu:*:snap")}
     assert live and live_snaps
-    rebuild(store, snapshot_every=5)
+    rebuild(kifu_of(client).store, redis_client, snapshot_every=5)
     assert games_list.dump(redis_client) == live
     assert {k: redis_client.hget(k, "version") for k in redis_client.scan_iter(match="kifu:*:snap")} == live_snaps
 
 
 def test_snapshot_loads_to_the_same_table_as_the_full_log(client: FlaskClient) -> None:
     ids = make_games(client)
-    store = store_of(client)
-    Projector(store, snapshot_every=7).run_until_idle()
-    snap = snapshots.load(store, ids["a"])
+    store = kifu_of(client).store
+    projector(client, snapshot_every=7).run_until_idle()
+    snap = Snapshots(kifu_of(client).client, store).load(ids["a"])
     assert snap is not None and snap.version >= 7
     full = engine.replay([to_event(e) for e in store.read(ids["a"])])
     tail = store.read(ids["a"], after=snap.version)
@@ -76,9 +85,9 @@ def test_snapshot_loads_to_the_same_table_as_the_full_log(client: FlaskClient) -
 
 
 def test_an_entry_delivered_twice_is_applied_once(client: FlaskClient, redis_client: redis.Redis) -> None:
-    game_id, (ann, bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
-    store = store_of(client)
-    crashed = Projector(store, consumer="crashy")
+    game_id, (ann, _bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
+    store = kifu_of(client).store
+    crashed = projector(client, consumer="crashy")
     crashed.ensure_groups()
     feed = store.feed_key(store.partition(game_id))
     redis_client.xreadgroup(GROUP, "crashy", {feed: ">"}, count=10)  # read, then "crash" before applying
@@ -89,3 +98,59 @@ def test_an_entry_delivered_twice_is_applied_once(client: FlaskClient, redis_cli
     crashed.run_until_idle()
     assert games_list.dump(redis_client) == before
     assert redis_client.xpending(feed, GROUP)["pending"] == 0
+
+
+def test_a_rebuild_while_a_projector_runs_pauses_it_and_both_end_right(client: FlaskClient,
+                                                                       redis_client: redis.Redis) -> None:
+    """kifu rebuild-projections on a live service: the projector pauses, nothing crashes, nothing is lost."""
+    make_games(client)
+    live = projector(client, consumer="live")
+    live.run_until_idle()
+    stop, errors = threading.Event(), []
+
+    def keep_projecting() -> None:
+        try:
+            live.run(stop, block_ms=20)
+        except Exception as exc:
+            errors.append(exc)
+
+    assert not live._paused()  # its heartbeat is up before the rebuild looks for live projectors
+    thread = threading.Thread(target=keep_projecting)
+    thread.start()
+    try:
+        rebuild(kifu_of(client).store, redis_client)
+        new_game, _ = create(client, "toy", [{"name": "zed"}, {"name": "yan"}])  # after the rebuild
+        assert redis_client.get(PAUSE_KEY) is None
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == []
+    live.run_until_idle()
+    after = games_list.dump(redis_client)
+    assert {k: v for k, v in after.items() if new_game not in k} and new_game in str(after)
+    rebuild(kifu_of(client).store, redis_client)  # offline now: the same model, built from nothing
+    assert games_list.dump(redis_client) == after
+    assert client.get("/v1/games?player=zed").json["items"][0]["id"] == new_game
+
+
+def test_a_rebuild_is_refused_while_a_projector_does_not_pause(client: FlaskClient,
+                                                               redis_client: redis.Redis) -> None:
+    make_games(client)
+    projector(client).run_until_idle()
+    redis_client.set("kifu:projector:alive:silent", "1", ex=60)  # a projector that is alive but stuck
+    before = games_list.dump(redis_client)
+    with pytest.raises(RebuildRefused, match="silent"):
+        rebuild(kifu_of(client).store, redis_client, pause_wait_s=0.2)
+    assert games_list.dump(redis_client) == before and redis_client.get(PAUSE_KEY) is None
+
+
+def test_a_projector_whose_group_was_dropped_makes_it_again(client: FlaskClient, redis_client: redis.Redis) -> None:
+    ids = make_games(client)
+    proj = projector(client)
+    proj.run_until_idle()
+    store = kifu_of(client).store
+    for p in range(store.partitions):
+        redis_client.xgroup_destroy(store.feed_key(p), GROUP)
+    assert proj.run_once() == 0  # NOGROUP: groups made again, no crash
+    assert proj.run_until_idle() > 0  # the feeds replayed from the start, idempotently
+    assert {g["id"] for g in client.get("/v1/games").json["items"]} == set(ids.values())

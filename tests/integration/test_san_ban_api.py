@@ -9,8 +9,8 @@ import redis
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
+from adapters.rq_scheduler import QUEUE_NAME
 from tests.support.api import Seat, create
-from workers.scheduling import QUEUE_NAME
 
 DECK_0 = [f"sb-{i:03d}" for i in range(1, 7)]
 DECK_1 = [f"sb-{i:03d}" for i in range(13, 19)]

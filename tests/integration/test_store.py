@@ -8,10 +8,11 @@ import uuid
 import pytest
 import redis
 
+from adapters.redis_store import EventStore
 from domain.events import Event
 from domain.record import GENESIS, envelopes
+from service.ports import DuplicateCommand, VersionConflict
 from tests.support.records import SALTS
-from service.store import DuplicateCommand, EventStore, VersionConflict
 
 
 def game_id() -> str:

@@ -34,4 +34,4 @@ def create(client: FlaskClient, game: str, players: list[dict[str, Any]], **body
     assert r.status_code == 201, r.json
     game_id = r.json["id"]
     seats = [Seat(client, game_id, s["token"]) for s in r.json["seats"]]
-    return game_id, seats + [Seat(client, game_id, None)]
+    return game_id, [*seats, Seat(client, game_id, None)]

@@ -86,9 +86,9 @@ def universe(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
         elif isinstance(value, (list, tuple)):
             for v in value:
                 walk(v, key)
-        elif isinstance(value, (str, int)) and not isinstance(value, bool):
-            if not (isinstance(value, str) and SALTISH.match(value)):
-                found.setdefault(key, set()).add(value)
+        elif isinstance(value, str | int) and not isinstance(value, bool | None) and \
+                not (isinstance(value, str) and SALTISH.match(value)):
+            found.setdefault(key, set()).add(value)
 
     for env in envelopes:
         walk(env["data"], "")

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from flask import Flask
 from werkzeug.serving import make_server
 
-from service.redis_server import free_port
+from adapters.embedded_redis import free_port
 
 
 @contextmanager

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
-from domain.contract import Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -35,8 +35,9 @@ class Toy:
     rules_version = "1"
     min_players = 2
     max_players = 2
-    options = {"rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3), kind="integer")}
-    bots: dict[str, Any] = {}
+    options: ClassVar[Mapping[str, Option]] = {
+        "rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3), kind="integer")}
+    bots: ClassVar[Mapping[str, Bot]] = {}
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> ToyState:
         return ToyState()

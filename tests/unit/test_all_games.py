@@ -15,8 +15,8 @@ import tests.support.toy_game  # noqa: F401
 from domain import engine
 from domain.audit import verify_record
 from domain.engine import Seat
-from tests.support.records import SALTS, sealed_record
 from domain.registry import all_games
+from tests.support.records import SALTS, sealed_record
 
 MAX_ACTIONS = 3000
 GAMES = [g.id for g in all_games()]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from service.cli import main
+from entrypoints.cli import main
 from tests.unit.test_audit import finished_record
 
 

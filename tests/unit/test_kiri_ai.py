@@ -13,8 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.audit import verify_record
-from domain.engine import (CHOICE_COMMITTED, CHOICES_REVEALED, GAME_ENDED, Seat, Table, create,
-                           decide, legal_actions, replay, view)
+from domain.engine import (
+    CHOICE_COMMITTED,
+    CHOICES_REVEALED,
+    GAME_ENDED,
+    Seat,
+    Table,
+    create,
+    decide,
+    legal_actions,
+    replay,
+    view,
+)
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import Event
 from domain.games.kiri_ai import FACES, RULES, Samurai, resolve_step
@@ -324,7 +334,7 @@ def test_defeat_in_the_second_step() -> None:
 def test_a_hit_injures_and_the_game_goes_on() -> None:
     table, _ = new_game()
     table = placed(table, red=(2, "heaven"), blue=(0, "heaven"))
-    table, events = play_round(table, ("high-strike", "retreat"), ("change-stance", "low-strike"))
+    table, _events = play_round(table, ("high-strike", "retreat"), ("change-stance", "low-strike"))
     assert not table.finished and table.state.samurai[1].injured
     assert view(table, 0)["state"]["samurai"][1]["injured"]
 
@@ -351,7 +361,7 @@ def test_set_aside_cycle_over_three_rounds() -> None:
     assert "high-strike" not in view(table, 0)["state"]["hand"]
     with pytest.raises(IllegalAction, match="high-strike is set aside this round"):
         decide(table, 0, program("high-strike", "approach"), salts=["a", "b"])
-    with pytest.raises(IllegalAction, match="charge .* is set aside this round"):
+    with pytest.raises(IllegalAction, match=r"charge .* is set aside this round"):
         decide(table, 1, program("approach", "charge"), salts=["a", "b"])
     assert all("high-strike" not in a.values() for a in legal_actions(table, 0))
     table, events = play_round(table, ("retreat", "low-strike"), ("approach", "special"))
@@ -438,7 +448,7 @@ def test_program_is_hidden_until_revealed_and_the_special_named_when_played() ->
 # ---------------------------------------------------------------- advanced battlefield
 
 def test_advanced_setup_is_hidden_until_both_chose() -> None:
-    table, events = new_game(options={"battlefield": "advanced"})
+    table, _events = new_game(options={"battlefield": "advanced"})
     assert view(table, 0)["phase"] == "setup" and table.to_act == [0, 1]
     assert view(table, 1)["state"]["samurai"][0]["space"] is None
     assert legal_actions(table, 1) == [{"type": "setup", "space": s, "stance": st}
@@ -587,7 +597,7 @@ def test_views_never_leak_hidden_specials(seed: int) -> None:
 
 
 def test_a_finished_game_record_verifies() -> None:
-    table, events = random_game(7, {"battlefield": "advanced"})
+    _table, events = random_game(7, {"battlefield": "advanced"})
     report = verify_record(sealed_record(events, (7).to_bytes(8, "big")))
     assert report["verified"], report["checks"]
 

@@ -576,7 +576,7 @@ def test_replay_of_any_prefix_equals_the_live_table(n: int, seed: bytes, moves: 
                                                     cut: float) -> None:
     table, events = random_game(n, seed, random.Random(moves), check_every=10**6)
     assert replay(events) == table
-    live, _ = new_game(n, seed=seed)
+    _live, _ = new_game(n, seed=seed)
     # Rebuild from JSON as the store would, event by event.
     stored = [Event.from_dict(json.loads(json.dumps(e.to_dict()))) for e in events]
     prefix = max(1, int(cut * len(stored)))
@@ -606,7 +606,7 @@ def test_tied_first_places_break_or_share(n: int, cap: int, moves: int) -> None:
 
 def test_a_finished_game_record_verifies() -> None:
     seed = b"audit-seed"
-    table, events = random_game(4, seed, random.Random(3), check_every=10**6)
+    _table, events = random_game(4, seed, random.Random(3), check_every=10**6)
     report = verify_record(sealed_record(events, seed))
     assert report["verified"], report["checks"]
 

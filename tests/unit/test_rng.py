@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -85,7 +85,7 @@ def mutations(table: Table, seat: int, rnd: random.Random) -> list[tuple[int, di
         occupied = [i for i, cell in enumerate(state["board"]) if cell is not None]
         bad += [(seat, {**base, "cell": c}) for c in (9, -1, "4", None, True)]
         bad += [(seat, {**base, "cell": c}) for c in occupied]
-        foreign = [c for c in ALL_IDS + ["nope"] if c not in (state["hands"][seat] or [])]
+        foreign = [c for c in [*ALL_IDS, "nope"] if c not in (state["hands"][seat] or [])]
         if "card" in base:
             bad.append((seat, {**base, "card": rnd.choice(foreign)}))
         else:

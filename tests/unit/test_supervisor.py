@@ -8,7 +8,7 @@ import select
 import sys
 from pathlib import Path
 
-from service.supervisor import Supervisor
+from entrypoints.supervisor import Supervisor
 
 EXITS = [sys.executable, "-c", "raise SystemExit(3)"]
 LIVES = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal stops it

@@ -6,8 +6,8 @@ Modules: ``cards`` (catalogue, deck checks), ``board`` (capture, elemental, add)
 Decisions where the rules are silent:
 
 * Catalogue: 60 cards ``sb-001``..``sb-060``, 12 per tier; tier ``t`` holds ids
-  ``sb-{12t-11}``..``sb-{12t}``; 20 have an element. Generated once, kept in
-  ``domain/games/data/san_ban_cards.json``.
+  ``sb-{12t-11}``..``sb-{12t}``; 20 have an element. Generated once, kept as
+  Python data in ``catalogue.py``.
 * Decks hold 5-12 cards (the cap keeps ``legal_actions`` enumerable: gamer
   mode lists every ordered 5 of the deck, 95,040 for 12 cards). A deck may not
   hold one id twice; both decks may hold the same card; an id means one

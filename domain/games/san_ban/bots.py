@@ -10,8 +10,7 @@ from domain.errors import NotYourTurn
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import NEIGHBOURS, OPPOSITE, Board, beats, count_flips
 from domain.games.san_ban.cards import Card
-from domain.games.san_ban.state import (ADD_MODES, ADVANCED, ELEMENTAL_MODES, GAMER, HAND_SIZE, OPEN_MODES,
-                                        State)
+from domain.games.san_ban.state import ADD_MODES, ADVANCED, ELEMENTAL_MODES, GAMER, HAND_SIZE, OPEN_MODES, State
 
 
 def greedy(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
@@ -68,6 +67,7 @@ def best_place(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
     elemental, add = state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
     enemies = threats(state, seat)
     mine = st.remaining(state, seat)
+    options: list[tuple[str | None, list[str]]]
     if state.mode == ADVANCED:
         options = [(None, sorted(mine))]
     elif state.mode == GAMER:

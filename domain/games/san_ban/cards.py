@@ -1,15 +1,14 @@
-"""San Ban cards: the catalogue (``domain/games/data/san_ban_cards.json``) and deck checks."""
+"""San Ban cards: the catalogue (``catalogue.py``) and deck checks."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from domain.errors import InvalidOptions
+from domain.games.san_ban.catalogue import CARDS
 
 SIDES = ("top", "right", "bottom", "left")
 ELEMENTS = ("water", "fire", "metal", "wood", "earth")  # each beats the next, earth beats water
@@ -17,7 +16,6 @@ MIN_POWER, MAX_POWER = 1, 13  # 1-9, J=10, Q=11, K=12, A=13
 MIN_DECK, MAX_DECK = 5, 12
 MAX_ID_LENGTH = 40
 N_SEATS = 2
-CATALOGUE_PATH = Path(__file__).resolve().parent.parent / "data" / "san_ban_cards.json"
 INLINE_FIELDS = frozenset({"id", *SIDES, "element"})
 
 
@@ -58,12 +56,11 @@ def _card(card_id: str, top: Any, right: Any, bottom: Any, left: Any, element: s
 
 
 def _load_catalogue() -> tuple[dict[str, Card], dict[int, tuple[str, ...]]]:
-    raw = json.loads(CATALOGUE_PATH.read_text(encoding="utf-8"))
     cards: dict[str, Card] = {}
     tiers: dict[int, list[str]] = {}
-    for entry in raw["cards"]:
-        cards[entry["id"]] = Card.from_dict(entry["id"], entry)
-        tiers.setdefault(entry["tier"], []).append(entry["id"])
+    for card_id, tier, top, right, bottom, left, element in CARDS:
+        cards[card_id] = _card(card_id, top, right, bottom, left, element)
+        tiers.setdefault(tier, []).append(card_id)
     return cards, {tier: tuple(ids) for tier, ids in sorted(tiers.items())}
 
 
@@ -90,7 +87,8 @@ def parse_inline(raw: Mapping[str, Any]) -> Card:
     element = raw.get("element")
     if element is not None and element not in ELEMENTS:
         raise InvalidOptions(f"card {card_id!r}: element must be one of {', '.join(ELEMENTS)}; got {element!r}")
-    card = Card(card_id, *(_power(card_id, side, raw[side]) for side in SIDES), element)
+    top, right, bottom, left = (_power(card_id, side, raw[side]) for side in SIDES)
+    card = Card(card_id, top, right, bottom, left, element)
     known = CATALOGUE.get(card_id)
     if known is not None and known != card:
         raise InvalidOptions(f"inline card {card_id!r} clashes with the catalogue card of that id")

@@ -4,17 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations, permutations
-from typing import Any
+from typing import Any, ClassVar
 
-from domain.contract import Option, Pending, require_fields, result_from_scores
-from domain.errors import IllegalAction, InvalidOptions, NotYourTurn
+from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
+from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import N_CELLS, flips
 from domain.games.san_ban.bots import greedy
 from domain.games.san_ban.cards import CATALOGUE, TIERS, Card, check_deck, check_decks, deck_pair, parse_decks
-from domain.games.san_ban.state import (ADD_MODES, ADVANCED, CHOOSE, CLAIM, COIN, COIN_PHASE, ELEMENTAL_MODES,
-                                        FORCED_MODES, GAMER, HAND_SIZE, MODES, OPEN_MODES, PLAY, SEATS, State)
+from domain.games.san_ban.state import (
+    ADD_MODES,
+    ADVANCED,
+    CHOOSE,
+    CLAIM,
+    COIN,
+    COIN_PHASE,
+    ELEMENTAL_MODES,
+    FORCED_MODES,
+    GAMER,
+    HAND_SIZE,
+    MODES,
+    OPEN_MODES,
+    PLAY,
+    SEATS,
+    State,
+)
 from domain.rng import SeededRandom
 
 CHOOSE_HAND, SET_ORDER, CHOOSE_FIRST, PLACE, CLAIM_CARD = "choose_hand", "set_order", "choose_first", "place", "claim"
@@ -30,7 +45,7 @@ NOBODY = Pending(())
 def _check_whole(allowed: Sequence[Any]) -> Callable[[Any], str | None]:
     """An ``Option.check`` refusing booleans and floats that ``in choices`` would let through."""
     def check(value: Any) -> str | None:
-        if isinstance(value, bool) or isinstance(value, float):
+        if isinstance(value, (bool, float)):
             return f"must be one of {', '.join(map(str, allowed))}; got {value!r}"
         return None
     return check
@@ -53,7 +68,7 @@ class SanBan:
     rules_version = "1"
     min_players = 2
     max_players = 2
-    options = {
+    options: ClassVar[Mapping[str, Option]] = {
         "mode": Option(st.STANDARD, "standard, gamer (own order, hidden hands), advanced (elemental, "
                        "random hidden order) or hardcore (elemental, add, winner claims a card)", MODES),
         "first": Option(COIN, "the first player: 0, 1, or coin (the coin winner chooses)", FIRST_CHOICES,
@@ -66,7 +81,7 @@ class SanBan:
         "decks": Option(None, "null, or 2 decks (one per seat) as in option 'deck'; give one of the two",
                         None, "array", check_decks),
     }
-    bots = {"greedy": greedy}
+    bots: ClassVar[Mapping[str, Bot]] = {"greedy": greedy}
 
     # -- setup ---------------------------------------------------------------
 
@@ -114,9 +129,7 @@ class SanBan:
 
     # -- state ---------------------------------------------------------------
 
-    def evolve(self, state: State, event: Event) -> State:
-        """Pure and total (see ``state.evolve``)."""
-        return st.evolve(state, event)
+    evolve = staticmethod(st.evolve)
 
     def phase(self, state: State) -> str:
         """choose, coin, play, claim or over."""
@@ -127,12 +140,13 @@ class SanBan:
         ph = st.phase(state)
         if ph == CHOOSE:
             return Pending(st.must_choose(state), simultaneous=True, public_reveal=state.mode in OPEN_MODES)
-        if ph == COIN_PHASE:
+        if ph == COIN_PHASE and state.coin_winner is not None:
             return ONE_SEAT[state.coin_winner]
         if ph == PLAY:
             return ONE_SEAT[st.to_move(state)]
-        if ph == CLAIM:
-            return ONE_SEAT[st.winner(state)]
+        win = st.winner(state)
+        if ph == CLAIM and win is not None:
+            return ONE_SEAT[win]
         return NOBODY
 
     def outcome(self, state: State) -> dict[str, Any] | None:
@@ -141,7 +155,7 @@ class SanBan:
             return None
         win = st.winner(state)
         extra: dict[str, Any] = {}
-        if state.claimed:
+        if state.claimed and win is not None:
             extra["claimed"] = {"seat": win, "card": state.claimed, "from": 1 - win}
         elif state.claim_declined:
             extra["claimed"] = None
@@ -158,8 +172,6 @@ class SanBan:
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every legal action of ``seat``, exactly as ``decide``/``validate_choice`` accept it."""
-        if seat not in self.pending(state).seats:
-            return []
         kind = self._expected_type(state)
         if kind == CHOOSE_HAND:
             return [{"type": kind, "cards": list(c)} for c in combinations(state.decks[seat], HAND_SIZE)]
@@ -176,8 +188,8 @@ class SanBan:
         hand = st.remaining(state, seat)
         return [{"type": PLACE, "cell": cell, "card": c} for cell in empty for c in hand]
 
-    def _check_turn(self, state: State, seat: int, action: Mapping[str, Any]) -> str:
-        """The action's type if this phase and seat accept it, else the reason why not."""
+    def _check_kind(self, state: State, action: Mapping[str, Any]) -> str:
+        """The action's type if this phase accepts it, else the reason why not."""
         kind = action.get("type")
         if kind not in ACTION_TYPES:
             raise IllegalAction(f"unknown action type {kind!r}; San Ban actions are {', '.join(ACTION_TYPES)}")
@@ -187,13 +199,11 @@ class SanBan:
                 raise IllegalAction(f"in {state.mode} mode the hand is chosen with {expected!r}")
             now = f"expected {expected!r}" if expected else "the game is over"
             raise IllegalAction(f"{kind!r} is not possible in the {st.phase(state)} phase ({now})")
-        if seat not in self.pending(state).seats:
-            raise NotYourTurn(f"seat {seat} is not to act now")
-        return kind
+        return str(kind)
 
     def validate_choice(self, state: State, seat: int, action: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Check a secret ``choose_hand``/``set_order``: five distinct cards of the deck."""
-        kind = self._check_turn(state, seat, action)
+        kind = self._check_kind(state, action)
         require_fields(action, ["cards"])
         cards = action["cards"]
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
@@ -209,7 +219,7 @@ class SanBan:
 
     def decide(self, state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         """The events of a sequential action: choose_first, place or claim."""
-        kind = self._check_turn(state, seat, action)
+        kind = self._check_kind(state, action)
         if kind == CHOOSE_FIRST:
             return self._choose_first(seat, action)
         if kind == PLACE:

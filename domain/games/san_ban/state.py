@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.contract import changed
+from domain.contract import changed, evolver
 from domain.events import Event
 from domain.games.san_ban.board import N_CELLS, Board
 from domain.games.san_ban.cards import N_SEATS, Card
@@ -173,7 +173,4 @@ EVOLVERS: dict[str, Callable[[State, Event], State]] = {
 }
 
 
-def evolve(state: State, ev: Event) -> State:
-    """Apply one San Ban event (unknown types leave the state as it is)."""
-    handler = EVOLVERS.get(ev.type)
-    return state if handler is None else handler(state, ev)
+evolve = evolver(EVOLVERS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -13,13 +14,21 @@ from typing import Any
 import click
 import redis
 
-from service.supervisor import Supervisor
+from entrypoints.supervisor import Supervisor
+
+RUN_DIR = Path(".run")
+URL_FILE = "redis.url"
 
 
 def _redis() -> redis.Redis:
+    """``REDIS_URL``, else the embedded Redis of a ``kifu run`` started in this directory."""
     url = os.environ.get("REDIS_URL")
     if not url:
-        raise click.UsageError("set REDIS_URL (or use 'kifu run', which starts an embedded Redis)")
+        found = RUN_DIR / URL_FILE
+        if not found.exists():
+            raise click.UsageError("set REDIS_URL, or run this next to a running 'make run' / 'kifu run' "
+                                   f"(it writes its embedded Redis's address to {found})")
+        url = found.read_text().strip()
     return redis.Redis.from_url(url)
 
 
@@ -30,7 +39,7 @@ def main() -> None:
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=lambda: int(os.environ.get("PORT", 8000)), show_default="$PORT or 8000")
+@click.option("--port", default=lambda: int(os.environ.get("PORT", "8000")), show_default="$PORT or 8000")
 @click.option("--workers", default=2, show_default=True, help="gunicorn worker processes (one per core)")
 @click.option("--access-log/--no-access-log", default=False, show_default=True,
               help="log every request to stdout (costs about a fifth of the throughput; /metrics counts them)")
@@ -44,12 +53,12 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     """
     _redis()
     args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "--worker-connections", "1000",
-            "-b", f"{host}:{port}", "--graceful-timeout", "5", "-c", "python:service.gunicorn_conf"]
+            "-b", f"{host}:{port}", "--graceful-timeout", "5", "-c", "python:entrypoints.gunicorn_conf"]
     if access_log:
         args += ["--access-logfile", "-"]
     if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
         args.append("--no-control-socket")
-    os.execv(sys.executable, [*args, "service.api:create_app()"])
+    os.execv(sys.executable, [*args, "entrypoints.api:create_app()"])
 
 
 def _gunicorn_has_setting(name: str) -> bool:
@@ -64,7 +73,7 @@ def worker(burst: bool) -> None:
     """Run an RQ worker (with the scheduler) for bot turns and move timeouts."""
     from rq import Queue, SimpleWorker
 
-    from workers.scheduling import QUEUE_NAME
+    from adapters.rq_scheduler import QUEUE_NAME
 
     client = _redis()
     SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(
@@ -74,30 +83,28 @@ def worker(burst: bool) -> None:
 @main.command()
 def projector() -> None:
     """Run the projector: games list and snapshots, from every partition's feed."""
-    from projections.projector import Projector
-    from service.store import EventStore
+    from bootstrap import build
 
-    proj = Projector(EventStore(_redis()))
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    try:
-        while not stopping.is_set():
-            try:
-                proj.run_once(block_ms=1000)
-            except (redis.ConnectionError, redis.TimeoutError) as exc:  # Redis restarting or stalled
-                click.echo(f"projector: Redis did not answer ({exc}); retrying in 1 s", err=True)
-                stopping.wait(1.0)
-    except KeyboardInterrupt:
-        pass
+    with contextlib.suppress(KeyboardInterrupt):
+        build(_redis()).projector().run(stopping)
 
 
 @main.command("rebuild-projections")
 def rebuild_projections() -> None:
-    """Drop every read model and snapshot and rebuild them from the log."""
-    from projections.projector import rebuild
-    from service.store import EventStore
+    """Drop every read model and snapshot and rebuild them from the log.
 
-    click.echo(f"rebuilt from {rebuild(EventStore(_redis()))} feed entries")
+    Safe while the service runs: running projectors pause for the rebuild.
+    """
+    from bootstrap import build
+    from projections.projector import RebuildRefused
+
+    try:
+        entries = build(_redis()).rebuild_projections()
+    except RebuildRefused as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"rebuilt from {entries} feed entries")
 
 
 @main.command()
@@ -129,20 +136,21 @@ def bench(which: tuple[str, ...], url: str | None) -> None:
 
 
 @main.command()
-@click.option("--port", default=lambda: int(os.environ.get("PORT", 8000)), show_default="$PORT or 8000")
+@click.option("--port", default=lambda: int(os.environ.get("PORT", "8000")), show_default="$PORT or 8000")
 @click.option("--data", default=".run", show_default=True, help="directory for the embedded Redis")
 def run(port: int, data: str) -> None:
     """Start everything: Redis (embedded unless REDIS_URL is set), API, worker, projector."""
-    from service.redis_server import EmbeddedRedis
+    from adapters.embedded_redis import EmbeddedRedis
 
     embedded = None
     if not os.environ.get("REDIS_URL"):
-        embedded = EmbeddedRedis(Path(data) / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", 0)) or None)
+        embedded = EmbeddedRedis(Path(data) / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", "0")) or None)
         embedded.start()
         os.environ["REDIS_URL"] = embedded.url
+        (Path(data) / URL_FILE).write_text(embedded.url + "\n")  # for 'kifu verify', 'rebuild-projections', ...
         click.echo(f"embedded Redis at {embedded.url} (AOF, appendfsync always) in {data}/redis")
     env = dict(os.environ)
-    kifu = [sys.executable, "-m", "service.cli"]
+    kifu = [sys.executable, "-m", "entrypoints.cli"]
     supervisor = Supervisor({"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"],
                              "projector": [*kifu, "projector"]}, env=env)
     supervisor.start()
@@ -167,6 +175,7 @@ def _supervise(supervisor: Supervisor, embedded: Any) -> None:
         supervisor.stop()
         if embedded is not None:
             embedded.stop()
+            (embedded.directory.parent / URL_FILE).unlink(missing_ok=True)
         click.echo("Kifu stopped." if not failed else "Kifu stopped: a process kept failing (see above).")
     if failed:
         sys.exit(1)

@@ -19,42 +19,18 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import redis
 
 from domain.record import GENESIS
+from service.ports import DuplicateCommand, Head, VersionConflict
 
-APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()
+APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
 DEFAULT_PARTITIONS = 16
 IDEMPOTENCY_TTL_S = 24 * 3600
-
-
-class VersionConflict(Exception):
-    """The game moved on: ``current`` is its version now."""
-
-    def __init__(self, current: int) -> None:
-        super().__init__(f"version conflict: the game is at version {current}")
-        self.current = current
-
-
-class DuplicateCommand(Exception):
-    """The idempotency key was used before: ``record`` is what the first call stored."""
-
-    def __init__(self, record: Mapping[str, Any]) -> None:
-        super().__init__("duplicate command")
-        self.record = record
-
-
-@dataclass(frozen=True)
-class Head:
-    """A game's last event number and hash (version 0: no such game)."""
-
-    version: int
-    hash: str
 
 
 class EventStore:
@@ -118,7 +94,7 @@ class EventStore:
     def head(self, game_id: str) -> Head:
         """The game's head (version 0 when it does not exist)."""
         version, digest = self.redis.hmget(self.head_key(game_id), "version", "hash")
-        return Head(int(version or 0), (digest or GENESIS.encode()).decode())
+        return _head(version, digest)
 
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]:
         """The head and one meta field in a single round trip."""
@@ -126,14 +102,14 @@ class EventStore:
         pipe.hmget(self.head_key(game_id), "version", "hash")
         pipe.hget(self.meta_key(game_id), meta_field)
         (version, digest), value = pipe.execute()
-        head = Head(int(version or 0), (digest or GENESIS.encode()).decode())
-        return head, value.decode() if value is not None else None
+        return _head(version, digest), text(value) if value is not None else None
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""
         if limit is not None and limit <= 0:
             return []
-        return _decoded(self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit))
+        entries = self.redis.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
+        return _decoded(cast(Entries, entries))
 
     def read_many(self, ranges: Mapping[str, tuple[int, int]]) -> dict[str, list[dict[str, Any]]]:
         """``read(game, after, limit)`` for several games in one round trip: ``{game: (after, limit)}``."""
@@ -157,12 +133,31 @@ class EventStore:
 
     def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Block until events after ``after`` exist (or ``block_ms`` passes)."""
-        got = self.redis.xread({self.log_key(game_id): f"{after}-0"}, block=block_ms, count=500)
+        got = cast(list[tuple[bytes, Entries]], self.redis.xread({self.log_key(game_id): f"{after}-0"},
+                                                                 block=block_ms, count=500))
         return [env for _stream, entries in got for env in _decoded(entries)]
+
+    def ping(self) -> str | None:
+        """None when Redis answers a single PING within a second, else why not.
+
+        A one-shot probe on its own connection, without the client's retries, so
+        that a readiness check of a dead Redis answers within a second.
+        """
+        pool = self.redis.connection_pool.connection_kwargs
+        probe = redis.Redis(host=pool.get("host", "127.0.0.1"), port=pool.get("port", 6379), db=pool.get("db", 0),
+                            password=pool.get("password"), socket_timeout=1, socket_connect_timeout=1,
+                            retry=None)  # type: ignore[arg-type]  # None: no retries (the stubs want a Retry)
+        try:
+            probe.ping()
+        except redis.RedisError as exc:
+            return str(exc)
+        finally:
+            probe.close()
+        return None
 
     def meta(self, game_id: str) -> dict[str, str]:
         """The server-only meta hash of a game."""
-        return {k.decode(): v.decode() for k, v in self.redis.hgetall(self.meta_key(game_id)).items()}
+        return {text(k): text(v) for k, v in self.redis.hgetall(self.meta_key(game_id)).items()}
 
     def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None:
         """The game id of a creation key: ``fresh_id`` if the key is new, the first id if the
@@ -182,6 +177,18 @@ class EventStore:
         return json.loads(raw) if raw else None
 
 
-def _decoded(entries: Sequence[tuple[bytes, Mapping[bytes, bytes]]]) -> list[dict[str, Any]]:
+Entries = Sequence[tuple[bytes, Mapping[bytes, bytes]]]
+
+
+def text(value: bytes | str) -> str:
+    """A Redis reply as text (this client does not decode replies itself)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _head(version: bytes | str | None, digest: bytes | str | None) -> Head:
+    return Head(int(version or 0), text(digest) if digest else GENESIS)
+
+
+def _decoded(entries: Entries) -> list[dict[str, Any]]:
     """The envelopes of stream entries (each stored as JSON in field ``e``)."""
     return [orjson.loads(fields[b"e"]) for _id, fields in entries]

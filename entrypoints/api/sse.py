@@ -18,7 +18,6 @@ import redis
 from flask import Response, stream_with_context
 
 from domain.engine import GAME_SEALED
-from domain.record import public_envelope
 from service.games import GameService
 
 log = logging.getLogger(__name__)
@@ -26,8 +25,7 @@ log = logging.getLogger(__name__)
 
 def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int,
                  config: Mapping[str, Any]) -> Response:
-    """The streaming response (the game's existence is checked before streaming starts)."""
-    svc.tables.load(game_id)
+    """The streaming response (the caller, and so the game, was identified before)."""
     frames = _frames(svc, game_id, viewer, after, float(config["SSE_MAX_SECONDS"]),
                      int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
                      int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000))
@@ -44,21 +42,18 @@ def _frames(svc: GameService, game_id: str, viewer: int | None, after: int, max_
     yield "retry: 1000\n\n"
     while time.monotonic() < deadline:
         try:
-            envs = svc.store.read(game_id, after, 500) or \
-                svc.store.wait_for(game_id, after, min(heartbeat_ms, slice_ms))
+            shown = svc.wait_events(game_id, viewer, after, min(heartbeat_ms, slice_ms))
         except redis.RedisError:
             log.warning("SSE for %s ended: the event store did not answer", game_id)
             return  # the client reconnects with Last-Event-ID
-        if not envs:
+        if not shown:
             if (time.monotonic() - quiet_since) * 1000 >= heartbeat_ms:
                 quiet_since = time.monotonic()
                 yield ": heartbeat\n\n"
             continue
         quiet_since = time.monotonic()
-        table, _head = svc.tables.load(game_id)
-        for env in envs:
-            shown = public_envelope(env, viewer, table.finished)
-            yield f"id: {env['seq']}\nevent: {env['type']}\ndata: {json.dumps(shown)}\n\n"
+        for env in shown:
+            yield f"id: {env['seq']}\nevent: {env['type']}\ndata: {json.dumps(env)}\n\n"
             after = env["seq"]
             if env["type"] == GAME_SEALED:
                 return

@@ -14,6 +14,7 @@ Redis would hand the next job to a client nobody reads.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -82,10 +83,8 @@ class Supervisor:
         for process in running:
             _signal_group(process, signal.SIGTERM)
         for process in running:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                pass
         for child in self.children:
             if child.process is not None:
                 _signal_group(child.process, signal.SIGKILL)
@@ -94,7 +93,5 @@ class Supervisor:
 
 def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
     """Signal the process group the child leads (it may be gone already)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 
-from projections import games_list
-from service.api import bearer_token, service
-from service.api.schemas import (MAX_SEQ, ActionSchema, CreateGameSchema, EventsQuerySchema, ListQuerySchema,
-                                 ReplayQuerySchema)
-from service.api.body import json_body
-from service.api.sse import event_stream
+from entrypoints.api.body import json_body
+from entrypoints.api.context import bearer_token, games, kifu
+from entrypoints.api.schemas import (
+    MAX_SEQ,
+    ActionSchema,
+    CreateGameSchema,
+    EventsQuerySchema,
+    ListQuerySchema,
+    ReplayQuerySchema,
+)
+from entrypoints.api.sse import event_stream
 from service.games import Answer, Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
@@ -25,7 +32,7 @@ LIST_QUERY_SCHEMA = ListQuerySchema()
 REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
 
 
-def _json_body() -> dict:
+def _json_body() -> dict[str, Any]:
     body = json_body()
     if not isinstance(body, dict):
         raise ValidationError({"_schema": ["the body must be a JSON object"]})
@@ -33,13 +40,13 @@ def _json_body() -> dict:
 
 
 def _caller(game_id: str) -> Caller:
-    return service().identify(game_id, bearer_token())
+    return games().identify(game_id, bearer_token())
 
 
 @bp.post("")
 def create_game() -> ResponseReturnValue:
     body = CREATE_GAME_SCHEMA.load(_json_body())
-    answer = service().create_game(body["game"], body["players"], body["options"], body["deal"],
+    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"],
                                    _idempotency_key())
     return _answered(answer)
 
@@ -47,19 +54,19 @@ def create_game() -> ResponseReturnValue:
 @bp.get("")
 def list_games() -> ResponseReturnValue:
     query = LIST_QUERY_SCHEMA.load(request.args.to_dict())
-    return jsonify(games_list.query(service().store.redis, **query))
+    return jsonify(kifu().games_list.query(**query))
 
 
 @bp.get("/<game_id>")
 def get_game(game_id: str) -> ResponseReturnValue:
     caller = _caller(game_id)
-    return jsonify(service().view(game_id, caller.seat, caller.head))
+    return jsonify(games().view(game_id, caller.seat, caller.head))
 
 
 @bp.get("/<game_id>/actions")
 def legal_actions(game_id: str) -> ResponseReturnValue:
     caller = _caller(game_id)
-    return jsonify(service().legal_actions(game_id, caller.seat, caller.head))
+    return jsonify(games().legal_actions(game_id, caller.seat, caller.head))
 
 
 @bp.post("/<game_id>/actions")
@@ -69,7 +76,7 @@ def take_action(game_id: str) -> ResponseReturnValue:
     expected = body["expected_version"]
     if expected is None and request.headers.get("If-Match"):
         expected = _if_match_version()
-    answer = service().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
+    answer = games().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
     return _answered(answer)
 
 
@@ -97,7 +104,7 @@ def _if_match_version() -> int:
 @bp.get("/<game_id>/events")
 def events(game_id: str) -> ResponseReturnValue:
     query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
-    return jsonify(service().events(game_id, _caller(game_id).seat, query["after"], query["limit"]))
+    return jsonify(games().events(game_id, _caller(game_id).seat, query["after"], query["limit"]))
 
 
 @bp.get("/<game_id>/events/stream")
@@ -108,23 +115,23 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     if last_id.isdigit() and int(last_id) > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = int(last_id) if last_id.isdigit() else query["after"]
-    return event_stream(service(), game_id, viewer, after, current_app.config)
+    return event_stream(games(), game_id, viewer, after, current_app.config)
 
 
 @bp.get("/<game_id>/replay")
 def replay(game_id: str) -> ResponseReturnValue:
     viewer = _caller(game_id).seat
     query = REPLAY_QUERY_SCHEMA.load(request.args.to_dict())
-    return jsonify(service().replay(game_id, query["step"], query["as_"], viewer))
+    return jsonify(games().replay(game_id, query["step"], query["as_"], viewer))
 
 
 @bp.get("/<game_id>/record")
 def record(game_id: str) -> ResponseReturnValue:
     _caller(game_id)
-    return jsonify(service().record(game_id))
+    return jsonify(games().record(game_id))
 
 
 @bp.get("/<game_id>/audit")
 def audit(game_id: str) -> ResponseReturnValue:
     _caller(game_id)
-    return jsonify(service().audit(game_id))
+    return jsonify(games().audit(game_id))

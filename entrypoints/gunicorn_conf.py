@@ -1,4 +1,4 @@
-"""gunicorn settings module for ``kifu serve`` (``-c python:service.gunicorn_conf``).
+"""gunicorn settings module for ``kifu serve`` (``-c python:entrypoints.gunicorn_conf``).
 
 gunicorn answers requests it cannot parse (a request line over 4094 bytes,
 malformed headers) itself, with an HTML page. API.md promises problem+json and

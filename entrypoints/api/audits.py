@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
 from domain.audit import verify_record
-from service.api.body import json_body
+from entrypoints.api.body import json_body
 
 bp = Blueprint("audits", __name__)
 

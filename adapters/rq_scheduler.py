@@ -1,0 +1,29 @@
+"""The RQ side of ``service.ports.Scheduler``: enqueue bot turns, schedule move timeouts.
+
+Jobs are named by path (``workers.jobs.play_turn``), so this adapter does not
+import the workers (which import the wiring, which imports this).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from rq import Queue, Retry
+
+QUEUE_NAME = "kifu"
+JOB = "workers.jobs.play_turn"
+RETRY = Retry(max=5)
+
+
+class RQScheduler:
+    """Enqueues ``workers.jobs.play_turn`` with deterministic job ids."""
+
+    def __init__(self, queue: Queue) -> None:
+        self.queue = queue
+
+    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
+        self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=f"bot-{game_id}-{seat}-{version}", retry=RETRY)
+
+    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
+        self.queue.enqueue_in(timedelta(seconds=delay_s), JOB, game_id, seat, version, "timeout",
+                              job_id=f"timeout-{game_id}-{seat}-{version}", retry=RETRY)

@@ -1,0 +1,51 @@
+"""Wiring in one place: a Redis client -> adapters -> the service layer and the read models.
+
+Entrypoints (the API, the CLI, the RQ jobs) call ``build`` once per process
+and get their dependencies from the ``Kifu`` it returns; nothing else builds
+adapters or reaches into them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+from rq import Queue
+
+from adapters.metrics import RequestMetrics
+from adapters.redis_store import DEFAULT_PARTITIONS, EventStore
+from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
+from projections.games_list import GamesList
+from projections.projector import Projector, rebuild
+from projections.snapshots import Snapshots
+from service.games import GameService
+from service.ports import Scheduler
+from service.tables import TableLoader
+
+
+@dataclass(frozen=True)
+class Kifu:
+    """Everything an entrypoint needs."""
+
+    games: GameService
+    games_list: GamesList
+    metrics: RequestMetrics
+    store: EventStore
+    client: redis.Redis
+
+    def projector(self, consumer: str | None = None) -> Projector:
+        """A projector on the same Redis (the ``kifu projector`` process, tests)."""
+        return Projector(self.store, self.client, consumer)
+
+    def rebuild_projections(self) -> int:
+        """Drop and rebuild every read model (safe while projectors run); the feed entries replayed."""
+        return rebuild(self.store, self.client)
+
+
+def build(client: redis.Redis, partitions: int = DEFAULT_PARTITIONS, scheduler: Scheduler | None = None) -> Kifu:
+    """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given."""
+    store = EventStore(client, partitions)
+    tables = TableLoader(store, snapshots=Snapshots(client, store).load)
+    sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
+    return Kifu(games=GameService(store=store, tables=tables, scheduler=sched), games_list=GamesList(client),
+                metrics=RequestMetrics(client), store=store, client=client)

@@ -1,0 +1,36 @@
+"""What a request handler gets: the wired ``Kifu`` of its app, and the caller's token."""
+
+from __future__ import annotations
+
+import redis
+from flask import current_app, request
+
+from bootstrap import Kifu, build
+from service.errors import Unauthorized
+from service.games import GameService
+
+
+def kifu() -> Kifu:
+    """The app's ``Kifu``, wired on first use (nothing connects at import or app creation)."""
+    ext = current_app.extensions
+    if "kifu" not in ext:
+        client = current_app.config.get("REDIS_CLIENT") or redis.Redis.from_url(current_app.config["REDIS_URL"])
+        ext["kifu"] = build(client, scheduler=current_app.config.get("SCHEDULER"))
+    wired: Kifu = ext["kifu"]
+    return wired
+
+
+def games() -> GameService:
+    """The game service of the app."""
+    return kifu().games
+
+
+def bearer_token() -> str | None:
+    """The bearer token of the request, if any (a malformed header is refused)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("use 'Authorization: Bearer <seat token>'")
+    return token.strip()

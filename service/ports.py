@@ -1,0 +1,74 @@
+"""What the service layer needs from the outside, as protocols (adapters implement them).
+
+The service layer imports these, never an adapter: ``adapters.redis_store``
+implements ``EventLog`` on Redis Streams, ``adapters.rq_scheduler`` implements
+``Scheduler`` on RQ, and ``bootstrap`` wires them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from domain.engine import Table
+
+
+class VersionConflict(Exception):
+    """The game moved on: ``current`` is its version now."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"version conflict: the game is at version {current}")
+        self.current = current
+
+
+class DuplicateCommand(Exception):
+    """The idempotency key was used before: ``record`` is what the first call stored."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        super().__init__("duplicate command")
+        self.record = record
+
+
+@dataclass(frozen=True)
+class Head:
+    """A game's last event number and hash (version 0: no such game)."""
+
+    version: int
+    hash: str
+
+
+class EventLog(Protocol):
+    """The append-only game logs (with each game's server-only facts and idempotency records)."""
+
+    def append(self, game_id: str, envelopes: Sequence[Mapping[str, Any]], expected_version: int,
+               expected_hash: str, idempotency: tuple[str, Mapping[str, Any]] | None = None,
+               meta: Mapping[str, str] | None = None) -> int: ...
+    def head(self, game_id: str) -> Head: ...
+    def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]: ...
+    def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]: ...
+    def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]: ...
+    def meta(self, game_id: str) -> dict[str, str]: ...
+    def idempotency_record(self, game_id: str, key: str) -> dict[str, Any] | None: ...
+    def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None: ...
+
+
+class Scheduler(Protocol):
+    """Where the service asks for bot turns and move timeouts (RQ in production)."""
+
+    def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
+    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
+
+
+class NoScheduler:
+    """Schedules nothing (a service with no workers, e.g. some tests)."""
+
+    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
+        pass
+
+    def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
+        pass
+
+
+SnapshotLoader = Callable[[str], Table | None]
