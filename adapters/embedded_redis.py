@@ -54,12 +54,27 @@ class EmbeddedRedis:
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
         self.directory.mkdir(parents=True, exist_ok=True)
-        args = [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", self.fsync,
-                "--save", "", "--protected-mode", "yes", "--loglevel", "warning"]
+        args = [
+            redis_server_binary(),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(self.directory),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.fsync,
+            "--save",
+            "",
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+        ]
         # its own session: Ctrl-C in a terminal reaches `kifu run`, which stops Redis last
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         client = redis.Redis(port=self.port)
         deadline = time.monotonic() + timeout_s
         while True:

@@ -64,9 +64,15 @@ class EventStore:
     def feed_key(self, partition: int) -> str:
         return f"{self.prefix}:{{p{partition}}}:feed"
 
-    def append(self, game_id: str, envelopes: Sequence[Mapping[str, Any]], expected_version: int,
-               expected_hash: str, idempotency: tuple[str, Mapping[str, Any]] | None = None,
-               meta: Mapping[str, str] | None = None) -> int:
+    def append(
+        self,
+        game_id: str,
+        envelopes: Sequence[Mapping[str, Any]],
+        expected_version: int,
+        expected_hash: str,
+        idempotency: tuple[str, Mapping[str, Any]] | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> int:
         """Append a command's events atomically; return the new version.
 
         Raises ``VersionConflict`` if the head moved and ``DuplicateCommand`` if
@@ -78,11 +84,26 @@ class EventStore:
             raise ValueError("envelopes must start right after the expected version")
         idem_key, idem_record = idempotency or ("", {})
         meta_args = [x for pair in (meta or {}).items() for x in pair]
-        keys = [self.log_key(game_id), self.head_key(game_id), self.feed_key(self.partition(game_id)),
-                self.idem_key(game_id, idem_key or "-"), self.meta_key(game_id)]
-        args = [expected_version, expected_hash, game_id, "1" if idem_key else "0",
-                json.dumps(idem_record), IDEMPOTENCY_TTL_S, envelopes[-1]["hash"], len(meta_args) // 2,
-                len(envelopes), *meta_args, *(orjson.dumps(e) for e in envelopes)]
+        keys = [
+            self.log_key(game_id),
+            self.head_key(game_id),
+            self.feed_key(self.partition(game_id)),
+            self.idem_key(game_id, idem_key or "-"),
+            self.meta_key(game_id),
+        ]
+        args = [
+            expected_version,
+            expected_hash,
+            game_id,
+            "1" if idem_key else "0",
+            json.dumps(idem_record),
+            IDEMPOTENCY_TTL_S,
+            envelopes[-1]["hash"],
+            len(meta_args) // 2,
+            len(envelopes),
+            *meta_args,
+            *(orjson.dumps(e) for e in envelopes),
+        ]
         status, value = self._append(keys=keys, args=args)
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
@@ -133,8 +154,10 @@ class EventStore:
 
     def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """Block until events after ``after`` exist (or ``block_ms`` passes)."""
-        got = cast(list[tuple[bytes, Entries]], self.redis.xread({self.log_key(game_id): f"{after}-0"},
-                                                                 block=block_ms, count=500))
+        got = cast(
+            list[tuple[bytes, Entries]],
+            self.redis.xread({self.log_key(game_id): f"{after}-0"}, block=block_ms, count=500),
+        )
         return [env for _stream, entries in got for env in _decoded(entries)]
 
     def ping(self) -> str | None:
@@ -144,9 +167,15 @@ class EventStore:
         that a readiness check of a dead Redis answers within a second.
         """
         pool = self.redis.connection_pool.connection_kwargs
-        probe = redis.Redis(host=pool.get("host", "127.0.0.1"), port=pool.get("port", 6379), db=pool.get("db", 0),
-                            password=pool.get("password"), socket_timeout=1, socket_connect_timeout=1,
-                            retry=None)  # type: ignore[arg-type]  # None: no retries (the stubs want a Retry)
+        probe = redis.Redis(
+            host=pool.get("host", "127.0.0.1"),
+            port=pool.get("port", 6379),
+            db=pool.get("db", 0),
+            password=pool.get("password"),
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            retry=None,  # type: ignore[arg-type]  # None: no retries (the stubs want a Retry)
+        )
         try:
             probe.ping()
         except redis.RedisError as exc:

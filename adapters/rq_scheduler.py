@@ -25,5 +25,13 @@ class RQScheduler:
         self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=f"bot-{game_id}-{seat}-{version}", retry=RETRY)
 
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
-        self.queue.enqueue_in(timedelta(seconds=delay_s), JOB, game_id, seat, version, "timeout",
-                              job_id=f"timeout-{game_id}-{seat}-{version}", retry=RETRY)
+        self.queue.enqueue_in(
+            timedelta(seconds=delay_s),
+            JOB,
+            game_id,
+            seat,
+            version,
+            "timeout",
+            job_id=f"timeout-{game_id}-{seat}-{version}",
+            retry=RETRY,
+        )

@@ -41,15 +41,13 @@ def win_rate(games: int) -> dict[str, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     """Print greedy's win rate and the random-game speed."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000,
-                        help="games for the win rate (default 1000)")
+    parser.add_argument("--games", type=int, default=1000, help="games for the win rate (default 1000)")
     parser.add_argument("--speed-games", type=int, default=300, help="random-vs-random games timed")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     rates = win_rate(args.games)
     elapsed = time.perf_counter() - start
-    print(f"greedy vs random, {args.games} games ({elapsed:.1f} s; "
-          "1 in 4 on the advanced battlefield):")
+    print(f"greedy vs random, {args.games} games ({elapsed:.1f} s; 1 in 4 on the advanced battlefield):")
     print(f"  greedy wins:   {rates['wins']:.1%}")
     print(f"  greedy loses:  {rates['losses']:.1%}")
     print(f"  draws:         {rates['draws']:.1%}")

@@ -40,8 +40,7 @@ def win_rate(games: int, players: int = 3) -> dict[str, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     """Print greedy's win rate and the random-game speed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000,
-                        help="games for the win rate (default 1000)")
+    parser.add_argument("--games", type=int, default=1000, help="games for the win rate (default 1000)")
     parser.add_argument("--speed-games", type=int, default=200, help="5-player random games timed")
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -64,8 +64,9 @@ def long_duel(store: EventStore, game_id: str, rounds: int) -> int:
     while not table.finished:
         seat = table.to_act[0]
         actions = [a for a in engine.legal_actions(table, seat) if a.get("first") == "retreat"]
-        new, table = engine.step(table, seat, rnd.choice(actions or engine.legal_actions(table, seat)),
-                                 salts=fresh_salt)
+        new, table = engine.step(
+            table, seat, rnd.choice(actions or engine.legal_actions(table, seat)), salts=fresh_salt
+        )
         batch = envelopes(new, envs[-1]["seq"] + 1, envs[-1]["hash"], AT, fresh_salt)
         store.append(game_id, batch, envs[-1]["seq"], envs[-1]["hash"])
         envs = batch
@@ -94,8 +95,10 @@ def bench_load(store: EventStore, client: redis.Redis) -> None:
     snap = snapshots.load("bench-load")
     cold = median_seconds(lambda: TableLoader(store).load("bench-load"), 10)
     warm = median_seconds(lambda: TableLoader(store, snapshots.load).load("bench-load"), 10)
-    print(f"load: a {version}-event Kiri-ai game: {cold * 1000:.1f} ms from the log, "
-          f"{warm * 1000:.1f} ms from its snapshot (at version {snap.version if snap else '-'}) plus the tail")
+    print(
+        f"load: a {version}-event Kiri-ai game: {cold * 1000:.1f} ms from the log, "
+        f"{warm * 1000:.1f} ms from its snapshot (at version {snap.version if snap else '-'}) plus the tail"
+    )
 
 
 def main(read: bool = True, load: bool = True) -> None:

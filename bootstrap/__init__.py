@@ -47,5 +47,10 @@ def build(client: redis.Redis, partitions: int = DEFAULT_PARTITIONS, scheduler: 
     store = EventStore(client, partitions)
     tables = TableLoader(store, snapshots=Snapshots(client, store).load)
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
-    return Kifu(games=GameService(store=store, tables=tables, scheduler=sched), games_list=GamesList(client),
-                metrics=RequestMetrics(client), store=store, client=client)
+    return Kifu(
+        games=GameService(store=store, tables=tables, scheduler=sched),
+        games_list=GamesList(client),
+        metrics=RequestMetrics(client),
+        store=store,
+        client=client,
+    )

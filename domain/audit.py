@@ -61,9 +61,15 @@ def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]
         events = record["events"]
         checks += [_run("hash_chain", _check_chain, events, record), _run("header", _check_header, record)]
         if record.get("complete") is False and not unfinished_ok:
-            checks.append({"name": "complete", "ok": False, "seq": None,
-                           "detail": "the record of a game in progress withholds private parts and the seed; "
-                                     "fetch the record again once the game is over"})
+            checks.append(
+                {
+                    "name": "complete",
+                    "ok": False,
+                    "seq": None,
+                    "detail": "the record of a game in progress withholds private parts and the seed; "
+                    "fetch the record again once the game is over",
+                }
+            )
         else:
             checks += [
                 _run("private_parts", _check_private_parts, events),
@@ -73,8 +79,13 @@ def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]
             ]
     bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
     head = record["events"][-1]["hash"] if checks[0]["ok"] else None
-    return {"verified": all(c["ok"] for c in checks), "format": record.get("format") if checks[0]["ok"] else None,
-            "checks": checks, "head": head, "first_bad_event": min(bad) if bad else None}
+    return {
+        "verified": all(c["ok"] for c in checks),
+        "format": record.get("format") if checks[0]["ok"] else None,
+        "checks": checks,
+        "head": head,
+        "first_bad_event": min(bad) if bad else None,
+    }
 
 
 def _sealed_seed(events: Sequence[Mapping[str, Any]]) -> str | None:
@@ -98,8 +109,7 @@ def _check_format(record: Any) -> str:
     if not isinstance(record, Mapping) or not isinstance(record.get("events"), list) or not record["events"]:
         raise Failure("a record is a JSON object with a non-empty list 'events'")
     if record.get("format") not in FORMATS:
-        raise Failure(f"unknown record format {record.get('format')!r}: this verifier reads "
-                      f"{' and '.join(FORMATS)}")
+        raise Failure(f"unknown record format {record.get('format')!r}: this verifier reads {' and '.join(FORMATS)}")
     old = 0
     for i, env in enumerate(record["events"], start=1):
         if not isinstance(env, Mapping) or any(k not in env for k in ENVELOPE_KEYS):
@@ -117,8 +127,10 @@ def _check_format(record: Any) -> str:
             raise Failure(f"event {i}: {', '.join(CURRENT_KEYS)} must be objects", i)
     count = f"{len(record['events'])} events"
     if record["format"] == OLD_RECORD_FORMAT:
-        return (f"{count}, old format {OLD_RECORD_FORMAT}: its hashes covered the private parts in the clear, "
-                "so they exposed hidden cards while the game ran")
+        return (
+            f"{count}, old format {OLD_RECORD_FORMAT}: its hashes covered the private parts in the clear, "
+            "so they exposed hidden cards while the game ran"
+        )
     if old:
         return f"{count}, {RECORD_FORMAT}; the first {old} in format 1 (written before the server's upgrade)"
     return f"{count}, {RECORD_FORMAT}"
@@ -226,11 +238,15 @@ def _check_commitments(events: Sequence[Mapping[str, Any]]) -> str:
                 if hashes is None or part >= len(hashes):
                     raise Failure(f"event {env['seq']}: seat {seat} revealed a choice it never committed", env["seq"])
                 if not strong_salt(shown["salt"]):
-                    raise Failure(f"event {env['seq']}: seat {seat}'s salt is not 128 bits of hex, so its "
-                                  "commitment could have been opened by guessing", env["seq"])
+                    raise Failure(
+                        f"event {env['seq']}: seat {seat}'s salt is not 128 bits of hex, so its "
+                        "commitment could have been opened by guessing",
+                        env["seq"],
+                    )
                 if engine.commitment(game_id, seat, step, part, shown["action"], shown["salt"]) != hashes[part]:
-                    raise Failure(f"event {env['seq']}: seat {seat}'s revealed choice does not match its commitment",
-                                  env["seq"])
+                    raise Failure(
+                        f"event {env['seq']}: seat {seat}'s revealed choice does not match its commitment", env["seq"]
+                    )
                 checked += 1
     return f"{checked} revealed choices match their commitments"
 
@@ -264,14 +280,22 @@ def _compare(expected: Sequence[Event], envs: Sequence[Mapping[str, Any]], what:
             raise Failure(f"the record ends where the rules derive {ev.type} ({what})", last)
         env = envs[offset]
         if _normal(ev) != _normal(to_event(env)):
-            raise Failure(f"event {env['seq']}: the rules derive {ev.type}, the record has a different "
-                          f"{env['type']} ({what})", env["seq"])
+            raise Failure(
+                f"event {env['seq']}: the rules derive {ev.type}, the record has a different {env['type']} ({what})",
+                env["seq"],
+            )
 
 
 def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -> str:
     created = to_event(events[0])
-    n_setup = next((i for i, e in enumerate(events) if e["type"] in
-                    (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.GAME_SEALED)), len(events))
+    n_setup = next(
+        (
+            i
+            for i, e in enumerate(events)
+            if e["type"] in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.GAME_SEALED)
+        ),
+        len(events),
+    )
     try:
         table = engine.replay([to_event(e) for e in events[:n_setup]])
     except (KifuError, KeyError, TypeError, ValueError) as exc:
@@ -280,8 +304,14 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
         d = created.data
         seats = [engine.Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"]]
         try:
-            expected = engine.create(d["game"], d["game_id"], seats, bytes.fromhex(seed), d["options"],
-                                     created.hidden.get("deal") if HIDDEN in created.private else None)
+            expected = engine.create(
+                d["game"],
+                d["game_id"],
+                seats,
+                bytes.fromhex(seed),
+                d["options"],
+                created.hidden.get("deal") if HIDDEN in created.private else None,
+            )
         except (KifuError, ValueError) as exc:
             raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
         _compare(expected, events[:n_setup], "deal from the seed")

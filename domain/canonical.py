@@ -13,9 +13,7 @@ from typing import Any
 
 def canonical_json(value: Any) -> bytes:
     """Encode ``value`` as canonical JSON bytes."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:

@@ -125,21 +125,31 @@ def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str
         raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}", ("options", unknown[0]))
     out = {name: spec.validate(name, options.get(name, spec.default)) for name, spec in game.options.items()}
     timeout = options.get("move_timeout_s")
-    if timeout is not None and (not isinstance(timeout, int) or isinstance(timeout, bool)
-                                or not 1 <= timeout <= MAX_MOVE_TIMEOUT_S):
-        raise InvalidOptions(f"option 'move_timeout_s' must be a whole number of seconds "
-                             f"1-{MAX_MOVE_TIMEOUT_S} (a week), or null", ("options", "move_timeout_s"))
+    if timeout is not None and (
+        not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_MOVE_TIMEOUT_S
+    ):
+        raise InvalidOptions(
+            f"option 'move_timeout_s' must be a whole number of seconds 1-{MAX_MOVE_TIMEOUT_S} (a week), or null",
+            ("options", "move_timeout_s"),
+        )
     out["move_timeout_s"] = timeout
     return out
 
 
-def create(kind: str, game_id: str, seats: Sequence[Seat], seed: bytes,
-           options: Mapping[str, Any] | None = None, deal: Mapping[str, Any] | None = None) -> list[Event]:
+def create(
+    kind: str,
+    game_id: str,
+    seats: Sequence[Seat],
+    seed: bytes,
+    options: Mapping[str, Any] | None = None,
+    deal: Mapping[str, Any] | None = None,
+) -> list[Event]:
     """The opening events of a new game (``game_created`` then the game's setup)."""
     game = get_game(kind)
     if not game.min_players <= len(seats) <= game.max_players:
-        raise InvalidOptions(f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}",
-                             ("players",))
+        raise InvalidOptions(
+            f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}", ("players",)
+        )
     known_bots = bot_levels(game)
     for bot in {s.bot for s in seats} - {None}:
         if bot not in known_bots:
@@ -147,11 +157,20 @@ def create(kind: str, game_id: str, seats: Sequence[Seat], seed: bytes,
     opts = normalize_options(game, options)
     if deal is not None and not isinstance(deal, Mapping):
         raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))
-    created = Event(GAME_CREATED, {
-        "game_id": game_id, "game": game.id, "options": opts, "seats": [s.to_dict() for s in seats],
-        "seed_hash": seed_hash(seed), "rules_version": game.rules_version, "engine_version": ENGINE_VERSION,
-        "fixed_deal": deal is not None,
-    }, private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {})
+    created = Event(
+        GAME_CREATED,
+        {
+            "game_id": game_id,
+            "game": game.id,
+            "options": opts,
+            "seats": [s.to_dict() for s in seats],
+            "seed_hash": seed_hash(seed),
+            "rules_version": game.rules_version,
+            "engine_version": ENGINE_VERSION,
+            "fixed_deal": deal is not None,
+        },
+        private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {},
+    )
     try:
         return [created, *game.setup(opts, len(seats), SeededRandom(seed), deal)]
     except InvalidOptions as exc:  # the setup judges the deal, or the options when there is none
@@ -176,9 +195,15 @@ def evolve(table: Table | None, ev: Event) -> Table:
         d = ev.data
         game = get_game(d["game"])
         seats = tuple(Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"])
-        return Table(game_id=d["game_id"], kind=d["game"], options=d["options"], seats=seats,
-                     seed_hash=d["seed_hash"], rules_version=d["rules_version"],
-                     state=game.initial_state(d["options"], len(seats)))
+        return Table(
+            game_id=d["game_id"],
+            kind=d["game"],
+            options=d["options"],
+            seats=seats,
+            seed_hash=d["seed_hash"],
+            rules_version=d["rules_version"],
+            state=game.initial_state(d["options"], len(seats)),
+        )
     version = table.version + 1  # every event counts; each branch makes one copy
     if ev.type == ACTION_TAKEN:
         return changed(table, version=version)
@@ -210,8 +235,7 @@ def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
 Salts = Sequence[str] | Callable[[], str]
 
 
-def decide(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (),
-           by: str | None = None) -> list[Event]:
+def decide(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (), by: str | None = None) -> list[Event]:
     """The events of ``seat`` taking ``action``, or an error naming the refused rule.
 
     ``salts`` are the random salts of a secret choice, one per part: a function
@@ -231,8 +255,9 @@ def _salts_for(salts: Salts, n_parts: int) -> tuple[str, ...]:
     return tuple(salts[:n_parts])
 
 
-def step(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (),
-         by: str | None = None) -> tuple[list[Event], Table]:
+def step(
+    table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (), by: str | None = None
+) -> tuple[list[Event], Table]:
     """``decide`` plus the table after its events (saves replaying them)."""
     pending = _check_turn(table, seat, action)
     extra = {"by": by} if by else {}
@@ -246,8 +271,11 @@ def step(table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (),
     parts = game.validate_choice(table.state, seat, action)
     part_salts = _salts_for(salts, len(parts))
     hashes = [commitment(table.game_id, seat, table.step, i, p, s) for i, (p, s) in enumerate(zip(parts, part_salts))]
-    committed = Event(CHOICE_COMMITTED, {"seat": seat, "step": table.step, "commitments": hashes, **extra},
-                      private={str(seat): {"action": dict(action), "parts": list(parts), "salts": list(part_salts)}})
+    committed = Event(
+        CHOICE_COMMITTED,
+        {"seat": seat, "step": table.step, "commitments": hashes, **extra},
+        private={str(seat): {"action": dict(action), "parts": list(parts), "salts": list(part_salts)}},
+    )
     after = evolve(table, committed)
     if any(s not in after.commitments for s in pending.seats):
         return [committed], after
@@ -280,13 +308,19 @@ def _reveal_and_resolve(table: Table, public: bool) -> tuple[list[Event], Table]
     choices = dict(table.choices)
     step_no = table.step
     for part in range(n_parts):
-        shown: dict[str, dict[str, Any]] = {str(s): {"action": c.parts[part], "salt": c.salts[part]}
-                 for s, c in sorted(choices.items()) if part < len(c.parts)}
+        shown: dict[str, dict[str, Any]] = {
+            str(s): {"action": c.parts[part], "salt": c.salts[part]}
+            for s, c in sorted(choices.items())
+            if part < len(c.parts)
+        }
         if public:
             reveal = Event(CHOICES_REVEALED, {"step": step_no, "part": part, "choices": shown})
         else:
-            reveal = Event(CHOICES_REVEALED, {"step": step_no, "part": part, "seats": [int(s) for s in shown]},
-                           private={s: v for s, v in shown.items()})
+            reveal = Event(
+                CHOICES_REVEALED,
+                {"step": step_no, "part": part, "seats": [int(s) for s in shown]},
+                private={s: v for s, v in shown.items()},
+            )
         table = evolve(table, reveal)
         events.append(reveal)
         for ev in table.game.resolve(table.state, part, {int(s): v["action"] for s, v in shown.items()}):

@@ -69,10 +69,21 @@ def is_current(env: Mapping[str, Any]) -> bool:
 def hashed_body(env: Mapping[str, Any]) -> dict[str, Any]:
     """The part of an envelope its hash covers (by the envelope's own format)."""
     if is_current(env):
-        return {"v": ENVELOPE_VERSION, "seq": env["seq"], "type": env["type"], "data": env["data"],
-                "private_commitments": env["private_commitments"], "at": env["at"]}
-    return {"seq": env["seq"], "type": env["type"], "data": env["data"], "private": env.get("private", {}),
-            "at": env["at"]}
+        return {
+            "v": ENVELOPE_VERSION,
+            "seq": env["seq"],
+            "type": env["type"],
+            "data": env["data"],
+            "private_commitments": env["private_commitments"],
+            "at": env["at"],
+        }
+    return {
+        "seq": env["seq"],
+        "type": env["type"],
+        "data": env["data"],
+        "private": env.get("private", {}),
+        "at": env["at"],
+    }
 
 
 def chain_hash(prev: str, body: Mapping[str, Any]) -> str:
@@ -85,15 +96,22 @@ def envelope(ev: Event, seq: int, prev: str, at: str, new_salt: SaltSource) -> d
     private = {audience: dict(part) for audience, part in ev.private.items()}
     salts = {audience: new_salt() for audience in private}
     commitments = {audience: part_commitment(audience, part, salts[audience]) for audience, part in private.items()}
-    env: dict[str, Any] = {"v": ENVELOPE_VERSION, "seq": seq, "type": ev.type, "data": dict(ev.data),
-                           "private_commitments": commitments, "at": at}
+    env: dict[str, Any] = {
+        "v": ENVELOPE_VERSION,
+        "seq": seq,
+        "type": ev.type,
+        "data": dict(ev.data),
+        "private_commitments": commitments,
+        "at": at,
+    }
     env["prev"], env["hash"] = prev, chain_hash(prev, hashed_body(env))
     env["private"], env["private_salts"] = private, salts
     return env
 
 
-def envelopes(events: Sequence[Event], first_seq: int, prev: str, at: str,
-              new_salt: SaltSource) -> list[dict[str, Any]]:
+def envelopes(
+    events: Sequence[Event], first_seq: int, prev: str, at: str, new_salt: SaltSource
+) -> list[dict[str, Any]]:
     """Number, timestamp, commit and chain a batch of new events after ``prev``.
 
     ``new_salt`` draws one fresh salt per private part (the service passes
@@ -121,8 +139,14 @@ def public_envelope(env: Mapping[str, Any], viewer: int | None, everything_publi
     commitment. The commitments of every part and the chain are always shown.
     """
     data = to_event(env).visible_data(viewer, everything_public)
-    out: dict[str, Any] = {"seq": env["seq"], "type": env["type"], "data": data, "at": env["at"],
-                           "prev": env["prev"], "hash": env["hash"]}
+    out: dict[str, Any] = {
+        "seq": env["seq"],
+        "type": env["type"],
+        "data": data,
+        "at": env["at"],
+        "prev": env["prev"],
+        "hash": env["hash"],
+    }
     if is_current(env):
         shown = data.get("private", {})
         salts = env.get("private_salts", {})
@@ -153,10 +177,14 @@ def build_record(envs: Sequence[Mapping[str, Any]], bot_info: Mapping[str, Mappi
     seats = [{**s, "bot_info": dict(bot_info[s["bot"]]) if s.get("bot") else None} for s in created["seats"]]
     return {
         "format": record_format(envs),
-        "game_id": created["game_id"], "game": created["game"],
-        "rules_version": created["rules_version"], "engine_version": created["engine_version"],
-        "options": created["options"], "seats": seats,
-        "seed_hash": created["seed_hash"], "seed": sealed["data"]["seed"] if sealed else None,
+        "game_id": created["game_id"],
+        "game": created["game"],
+        "rules_version": created["rules_version"],
+        "engine_version": created["engine_version"],
+        "options": created["options"],
+        "seats": seats,
+        "seed_hash": created["seed_hash"],
+        "seed": sealed["data"]["seed"] if sealed else None,
         "complete": sealed is not None,
         "head": envs[-1]["hash"] if envs else GENESIS,
         "events": [dict(e) for e in envs],

@@ -60,7 +60,7 @@ def decode(data: Any) -> Any:
         return tuple(decode(v) for v in data)
     if not isinstance(data, dict) or len(data) != 1:
         raise SnapshotError("not snapshot data")
-    (tag, body), = data.items()
+    ((tag, body),) = data.items()
     if tag == "list" and isinstance(body, list):
         return [decode(v) for v in body]
     if tag == "map" and isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 for p in body):
@@ -90,7 +90,8 @@ def _dataclass(name: Any, fields: Any) -> Any:
 def _allowed_module(module_name: str) -> bool:
     """The ``domain`` package, or the module of a registered game (a test may register its own)."""
     return module_name.startswith(ALLOWED_MODULE_PREFIX) or module_name in {
-        type(game).__module__ for game in all_games()}
+        type(game).__module__ for game in all_games()
+    }
 
 
 def _allowed_class(name: Any) -> type:

@@ -26,8 +26,10 @@ def _redis() -> redis.Redis:
     if not url:
         found = RUN_DIR / URL_FILE
         if not found.exists():
-            raise click.UsageError("set REDIS_URL, or run this next to a running 'make run' / 'kifu run' "
-                                   f"(it writes its embedded Redis's address to {found})")
+            raise click.UsageError(
+                "set REDIS_URL, or run this next to a running 'make run' / 'kifu run' "
+                f"(it writes its embedded Redis's address to {found})"
+            )
         url = found.read_text().strip()
     return redis.Redis.from_url(url)
 
@@ -41,8 +43,12 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=lambda: int(os.environ.get("PORT", "8000")), show_default="$PORT or 8000")
 @click.option("--workers", default=2, show_default=True, help="gunicorn worker processes (one per core)")
-@click.option("--access-log/--no-access-log", default=False, show_default=True,
-              help="log every request to stdout (costs about a fifth of the throughput; /metrics counts them)")
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="log every request to stdout (costs about a fifth of the throughput; /metrics counts them)",
+)
 def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     """Run the REST API under gunicorn with gevent workers.
 
@@ -52,8 +58,23 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     configurations tried (README, Benchmarks).
     """
     _redis()
-    args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "--worker-connections", "1000",
-            "-b", f"{host}:{port}", "--graceful-timeout", "5", "-c", "python:entrypoints.gunicorn_conf"]
+    args = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-k",
+        "gevent",
+        "-w",
+        str(workers),
+        "--worker-connections",
+        "1000",
+        "-b",
+        f"{host}:{port}",
+        "--graceful-timeout",
+        "5",
+        "-c",
+        "python:entrypoints.gunicorn_conf",
+    ]
     if access_log:
         args += ["--access-logfile", "-"]
     if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
@@ -77,7 +98,8 @@ def worker(burst: bool) -> None:
 
     client = _redis()
     SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(
-        burst=burst, with_scheduler=True, logging_level="WARNING")
+        burst=burst, with_scheduler=True, logging_level="WARNING"
+    )
 
 
 @main.command()
@@ -151,8 +173,10 @@ def run(port: int, data: str) -> None:
         click.echo(f"embedded Redis at {embedded.url} (AOF, appendfsync always) in {data}/redis")
     env = dict(os.environ)
     kifu = [sys.executable, "-m", "entrypoints.cli"]
-    supervisor = Supervisor({"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"],
-                             "projector": [*kifu, "projector"]}, env=env)
+    supervisor = Supervisor(
+        {"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"], "projector": [*kifu, "projector"]},
+        env=env,
+    )
     supervisor.start()
     click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
     _supervise(supervisor, embedded)

@@ -16,10 +16,11 @@ from gunicorn import util
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's ``write_error``, as an RFC 9457 problem."""
-    body = json.dumps({"type": "about:blank", "title": reason, "status": status_int,
-                       "detail": mesg or reason}).encode()
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
-            f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n")
+    body = json.dumps({"type": "about:blank", "title": reason, "status": status_int, "detail": mesg or reason}).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
 

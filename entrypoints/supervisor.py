@@ -38,9 +38,14 @@ class Child:
 
 
 class Supervisor:
-    def __init__(self, commands: Mapping[str, Sequence[str]], env: Mapping[str, str] | None = None,
-                 max_restarts: int = 8, window_s: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        commands: Mapping[str, Sequence[str]],
+        env: Mapping[str, str] | None = None,
+        max_restarts: int = 8,
+        window_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.children = [Child(name, list(cmd)) for name, cmd in commands.items()]
         self.env = dict(env) if env is not None else None
         self.max_restarts = max_restarts
@@ -65,12 +70,12 @@ class Supervisor:
                 _signal_group(child.process, signal.SIGKILL)  # orphans it forked
                 child.restarts = [t for t in child.restarts if now - t < self.window_s]
                 if len(child.restarts) >= self.max_restarts:
-                    log.error("%s exited %d times in %.0f s; giving up", child.name, len(child.restarts) + 1,
-                              self.window_s)
+                    log.error(
+                        "%s exited %d times in %.0f s; giving up", child.name, len(child.restarts) + 1, self.window_s
+                    )
                     return False
                 delay = min(2.0 ** len(child.restarts), 30.0)
-                log.warning("%s exited with code %s; restarting in %.0f s", child.name,
-                            child.process.returncode, delay)
+                log.warning("%s exited with code %s; restarting in %.0f s", child.name, child.process.returncode, delay)
                 child.due = now + delay
             if now >= child.due:
                 child.restarts.append(now)

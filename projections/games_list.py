@@ -34,8 +34,9 @@ def sort_member(created_at: str, game_id: str) -> str:
     return f"{10**13 - millis:013d}:{game_id}"
 
 
-def apply_events(pipe: redis.client.Pipeline, summary: Mapping[str, str], game_id: str,
-                 envs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def apply_events(
+    pipe: redis.client.Pipeline, summary: Mapping[str, str], game_id: str, envs: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
     """Queue the read-model writes for ``envs`` on ``pipe``; return the new summary."""
     summary = dict(summary)
     for env in envs:
@@ -57,11 +58,22 @@ def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) 
     data = env["data"]
     member = sort_member(env["at"], game_id)
     names = [s["name"] for s in data["seats"]]
-    for key in (ALL_INDEX, index_key("game", data["game"]), index_key("status", "active"),
-                *(index_key("player", n) for n in set(names))):
+    for key in (
+        ALL_INDEX,
+        index_key("game", data["game"]),
+        index_key("status", "active"),
+        *(index_key("player", n) for n in set(names)),
+    ):
         pipe.zadd(key, {member: 0})
-    return {"id": game_id, "game": data["game"], "status": "active", "member": member,
-            "seats": json.dumps(data["seats"]), "created_at": env["at"], "result": "null"}
+    return {
+        "id": game_id,
+        "game": data["game"],
+        "status": "active",
+        "member": member,
+        "seats": json.dumps(data["seats"]),
+        "created_at": env["at"],
+        "result": "null",
+    }
 
 
 class GamesList:
@@ -70,8 +82,14 @@ class GamesList:
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
 
-    def query(self, game: str | None = None, status: str | None = None, player: str | None = None,
-              limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+    def query(
+        self,
+        game: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
         """Games matching every given filter, newest first: ``{"items", "next"}``."""
         return query(self.client, game, status, player, limit, cursor)
 
@@ -80,8 +98,14 @@ class GamesList:
         return dump(self.client)
 
 
-def query(client: redis.Redis, game: str | None = None, status: str | None = None, player: str | None = None,
-          limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+def query(
+    client: redis.Redis,
+    game: str | None = None,
+    status: str | None = None,
+    player: str | None = None,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """Games matching every given filter, newest first: ``{"items", "next"}``."""
     filters = {k: v for k, v in (("player", player), ("game", game), ("status", status)) if v}
     index = index_key(*next(iter(filters.items()))) if filters else ALL_INDEX
@@ -112,9 +136,16 @@ def _summary(client: redis.Redis, game_id: str) -> dict[str, Any] | None:
     raw = {text(k): text(v) for k, v in client.hgetall(summary_key(game_id)).items()}
     if not raw:
         return None
-    return {"id": raw["id"], "game": raw["game"], "status": raw["status"], "seats": json.loads(raw["seats"]),
-            "version": int(raw["version"]), "created_at": raw["created_at"], "updated_at": raw["updated_at"],
-            "result": json.loads(raw["result"])}
+    return {
+        "id": raw["id"],
+        "game": raw["game"],
+        "status": raw["status"],
+        "seats": json.loads(raw["seats"]),
+        "version": int(raw["version"]),
+        "created_at": raw["created_at"],
+        "updated_at": raw["updated_at"],
+        "result": json.loads(raw["result"]),
+    }
 
 
 def dump(client: redis.Redis) -> dict[str, Any]:

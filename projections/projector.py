@@ -50,8 +50,9 @@ class RebuildRefused(Exception):
 class Projector:
     """Applies feed entries to the games list and the snapshots."""
 
-    def __init__(self, store: EventStore, client: redis.Redis, consumer: str | None = None,
-                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+    def __init__(
+        self, store: EventStore, client: redis.Redis, consumer: str | None = None, snapshot_every: int = SNAPSHOT_EVERY
+    ) -> None:
         self.store = store
         self.client = client
         self.snapshots = Snapshots(client, store)
@@ -126,8 +127,9 @@ class Projector:
     def _read_and_apply(self, start: str, block_ms: int | None, count: int) -> int:
         streams: dict[Any, Any] = {self.store.feed_key(p): start for p in range(self.store.partitions)}
         got = cast(FeedReply, self.client.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms))
-        batch = [(text(stream), text(entry_id), fields)
-                 for stream, entries in got or [] for entry_id, fields in entries]
+        batch = [
+            (text(stream), text(entry_id), fields) for stream, entries in got or [] for entry_id, fields in entries
+        ]
         if batch:
             self._apply(batch)
         return sum(1 for _s, _e, fields in batch if fields)
@@ -177,8 +179,9 @@ class Projector:
         self.snapshots.save(pipe, table)
 
 
-def rebuild(store: EventStore, client: redis.Redis, snapshot_every: int = SNAPSHOT_EVERY,
-            pause_wait_s: float = PAUSE_WAIT_S) -> int:
+def rebuild(
+    store: EventStore, client: redis.Redis, snapshot_every: int = SNAPSHOT_EVERY, pause_wait_s: float = PAUSE_WAIT_S
+) -> int:
     """Drop every read model and snapshot, then replay all feeds from the start (safe online)."""
     token = secrets.token_hex(8)
     client.set(PAUSE_KEY, token, ex=600)
@@ -208,6 +211,7 @@ def _wait_until_paused(client: redis.Redis, token: str, wait_s: float) -> None:
         if not waiting:
             return
         if time.monotonic() > deadline:
-            raise RebuildRefused(f"projector(s) {', '.join(waiting)} did not pause within {wait_s:g} s; "
-                                 "nothing was changed")
+            raise RebuildRefused(
+                f"projector(s) {', '.join(waiting)} did not pause within {wait_s:g} s; nothing was changed"
+            )
         time.sleep(0.05)

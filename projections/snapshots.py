@@ -39,8 +39,10 @@ class Snapshots:
 
     def save(self, pipe: redis.client.Pipeline, table: Table) -> None:
         """Queue the snapshot of ``table`` on ``pipe``."""
-        pipe.hset(self.key(table.game_id), mapping={"version": table.version, "tag": _tag(table),
-                                                    "table": orjson.dumps(table_to_data(table))})
+        pipe.hset(
+            self.key(table.game_id),
+            mapping={"version": table.version, "tag": _tag(table), "table": orjson.dumps(table_to_data(table))},
+        )
 
     def load(self, game_id: str) -> Table | None:
         """The game's snapshot, or None (missing, unreadable, or written by other rules)."""

@@ -68,16 +68,23 @@ class GameService:
 
     # -- creation -----------------------------------------------------------------
 
-    def create_game(self, game: str, players: Sequence[Mapping[str, Any]], options: Mapping[str, Any] | None,
-                    deal: Mapping[str, Any] | None, idempotency_key: str | None = None) -> Answer:
+    def create_game(
+        self,
+        game: str,
+        players: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any] | None,
+        deal: Mapping[str, Any] | None,
+        idempotency_key: str | None = None,
+    ) -> Answer:
         """Create a game; the answer holds each human seat's token.
 
         Tokens are random and stored only as hashes, so they are shown once: a
         retry with the same ``Idempotency-Key`` answers the same game with every
         token ``null`` (``replayed``), and nobody can obtain them again.
         """
-        fingerprint = sha256_hex(canonical_json({"game": game, "players": list(players),
-                                                 "options": options, "deal": deal}))
+        fingerprint = sha256_hex(
+            canonical_json({"game": game, "players": list(players), "options": options, "deal": deal})
+        )
         game_id = self._creation_id(idempotency_key, fingerprint)
         if self.store.head(game_id).version:
             return Answer(self._creation_answer(game_id, {}), replayed=True)
@@ -127,8 +134,16 @@ class GameService:
 
     # -- commands -----------------------------------------------------------------
 
-    def act(self, game_id: str, seat: int | None, action: Mapping[str, Any], expected_version: int | None = None,
-            idempotency_key: str | None = None, by: str | None = None, head: Head | None = None) -> Answer:
+    def act(
+        self,
+        game_id: str,
+        seat: int | None,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+        by: str | None = None,
+        head: Head | None = None,
+    ) -> Answer:
         """Take ``action`` for ``seat``; retries internally on a race unless a version was expected."""
         if seat is None:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
@@ -144,11 +159,16 @@ class GameService:
                 raise Conflict(head.version)
             events, new_table = self._step(table, seat, action, by)
             envs = self._envelopes(game_id, table, events, head.version, head.hash)
-            record = {"seat": seat, "first": head.version + 1, "last": head.version + len(envs),
-                      "fingerprint": fingerprint}
+            record = {
+                "seat": seat,
+                "first": head.version + 1,
+                "last": head.version + len(envs),
+                "fingerprint": fingerprint,
+            }
             try:
-                version = self.store.append(game_id, envs, head.version, head.hash,
-                                            idempotency=(idem_key, record) if idem_key else None)
+                version = self.store.append(
+                    game_id, envs, head.version, head.hash, idempotency=(idem_key, record) if idem_key else None
+                )
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(conflict.current) from None
@@ -167,28 +187,34 @@ class GameService:
     def _step(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> tuple[list[Event], Table]:
         return engine.step(table, seat, action, salts=fresh_salt, by=by)
 
-    def _envelopes(self, game_id: str, table: Table, events: list[Event], version: int,
-                   prev: str) -> list[dict[str, Any]]:
+    def _envelopes(
+        self, game_id: str, table: Table, events: list[Event], version: int, prev: str
+    ) -> list[dict[str, Any]]:
         at = rfc3339(self.clock())
         envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
             seed = bytes.fromhex(self.store.meta(game_id)["seed"])
-            envs += envelopes([engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at,
-                              fresh_salt)
+            envs += envelopes(
+                [engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at, fresh_salt
+            )
         return envs
 
-    def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any],
-                         fingerprint: str) -> dict[str, Any]:
+    def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
         if record.get("fingerprint") != fingerprint:
             raise Unprocessable("this Idempotency-Key was already used for a different request")
         table, _head = self.tables.load(game_id)
         envs = self.store.read(game_id, record["first"] - 1, record["last"] - record["first"] + 1)
         return self._action_answer(table, seat, record["last"], envs)
 
-    def _action_answer(self, table: Table, seat: int, version: int,
-                       envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        return {"version": version, "status": "finished" if table.finished else "active",
-                "to_act": table.to_act, "events": [public_envelope(e, seat, table.finished) for e in envs]}
+    def _action_answer(
+        self, table: Table, seat: int, version: int, envs: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
+        return {
+            "version": version,
+            "status": "finished" if table.finished else "active",
+            "to_act": table.to_act,
+            "events": [public_envelope(e, seat, table.finished) for e in envs],
+        }
 
     def turn_still_due(self, game_id: str, seat: int, version: int) -> tuple[Table, Head] | None:
         """The table and head when ``seat`` must still act on the turn that was current at
@@ -223,8 +249,15 @@ class GameService:
     @staticmethod
     def game_view(table: Table, viewer: int | None) -> dict[str, Any]:
         generic = engine.view(table, viewer)
-        return {"id": table.game_id, "game": table.kind, "options": dict(table.options),
-                "version": table.version, "seats": [s.to_dict() for s in table.seats], "you": viewer, **generic}
+        return {
+            "id": table.game_id,
+            "game": table.kind,
+            "options": dict(table.options),
+            "version": table.version,
+            "seats": [s.to_dict() for s in table.seats],
+            "you": viewer,
+            **generic,
+        }
 
     def legal_actions(self, game_id: str, seat: int | None, head: Head | None = None) -> dict[str, Any]:
         """The caller's legal actions now (empty for spectators and seats not to act)."""
@@ -264,8 +297,7 @@ class GameService:
         shown = self.game_view(past, who)
         if everything:
             shown["state"] = past.game.view(past.state, None, True)
-        return {"step": step, "last": head.version, "event": public_envelope(envs[-1], who, everything),
-                "view": shown}
+        return {"step": step, "last": head.version, "event": public_envelope(envs[-1], who, everything), "view": shown}
 
     def record(self, game_id: str) -> dict[str, Any]:
         """The portable record; complete (with private parts, their salts and the seed) once the game is over.
@@ -279,8 +311,10 @@ class GameService:
             envs = [withheld_envelope(e) for e in envs]
         rec = build_record(envs, bot_provenance(table))
         if not table.finished:
-            rec["note"] = ("the game is in progress: private parts, their salts and the seed are withheld; "
-                           "the hash chain can be checked, the rest once the game is over")
+            rec["note"] = (
+                "the game is in progress: private parts, their salts and the seed are withheld; "
+                "the hash chain can be checked, the rest once the game is over"
+            )
         return rec
 
     def audit(self, game_id: str) -> dict[str, Any]:
@@ -303,5 +337,8 @@ def token_hash(token: str) -> str:
 def bot_provenance(table: Table) -> dict[str, dict[str, Any]]:
     """Name, version and settings of every bot level seated in the game."""
     game = get_game(table.kind)
-    return {s.bot: {"name": s.bot, "version": f"{game.id}/{game.rules_version}", "settings": {}}
-            for s in table.seats if s.bot}
+    return {
+        s.bot: {"name": s.bot, "version": f"{game.id}/{game.rules_version}", "settings": {}}
+        for s in table.seats
+        if s.bot
+    }

@@ -41,9 +41,15 @@ class Head:
 class EventLog(Protocol):
     """The append-only game logs (with each game's server-only facts and idempotency records)."""
 
-    def append(self, game_id: str, envelopes: Sequence[Mapping[str, Any]], expected_version: int,
-               expected_hash: str, idempotency: tuple[str, Mapping[str, Any]] | None = None,
-               meta: Mapping[str, str] | None = None) -> int: ...
+    def append(
+        self,
+        game_id: str,
+        envelopes: Sequence[Mapping[str, Any]],
+        expected_version: int,
+        expected_hash: str,
+        idempotency: tuple[str, Mapping[str, Any]] | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> int: ...
     def head(self, game_id: str) -> Head: ...
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]: ...

@@ -49,6 +49,13 @@ def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]
         action = choose_action(table, seat, table.seats[seat].bot or "random", rnd)
     else:
         action = random_action(table, seat, rnd)
-    answer = service.act(game_id, seat, action, expected_version=head.version, idempotency_key=f"{why}:{version}",
-                         by="timeout" if why == "timeout" else None, head=head)
+    answer = service.act(
+        game_id,
+        seat,
+        action,
+        expected_version=head.version,
+        idempotency_key=f"{why}:{version}",
+        by="timeout" if why == "timeout" else None,
+        head=head,
+    )
     return {"done": True, "version": answer.body["version"]}

@@ -148,11 +148,11 @@ def _move_together(n_spaces: int, spaces: Pair, group: Mapping[int, str]) -> Pai
     return spaces
 
 
-def _movement(n_spaces: int, spaces: Pair, stances: tuple[str, str],
-              faces: Sequence[str]) -> tuple[Pair, tuple[str, str], Movement]:
+def _movement(
+    n_spaces: int, spaces: Pair, stances: tuple[str, str], faces: Sequence[str]
+) -> tuple[Pair, tuple[str, str], Movement]:
     """Movement cards in order: Heaven before Earth, then charge, approach/retreat, stance."""
-    keys = {s: (STANCES.index(stances[s]), MOVE_ORDER[faces[s]])
-            for s in (RED, BLUE) if faces[s] in MOVE_ORDER}
+    keys = {s: (STANCES.index(stances[s]), MOVE_ORDER[faces[s]]) for s in (RED, BLUE) if faces[s] in MOVE_ORDER}
     movement: Movement = []
     new_stances = list(stances)
     for key in sorted(set(keys.values())):
@@ -183,8 +183,7 @@ def lands(attack: str, stance: str, distance: int) -> bool:
     return False  # counterattack: only ever answers the opponent's attack
 
 
-def _attack_results(faces: Sequence[str], stances: Sequence[str],
-                    distance: int) -> tuple[dict[int, str], int | None]:
+def _attack_results(faces: Sequence[str], stances: Sequence[str], distance: int) -> tuple[dict[int, str], int | None]:
     """Each attacker's result (hit, miss, cancelled, countered) and the seat dealing damage."""
     attackers = [s for s in (RED, BLUE) if faces[s] in ATTACKS]
     landed = {s: lands(faces[s], stances[s], distance) for s in attackers}
@@ -200,8 +199,9 @@ def _attack_results(faces: Sequence[str], stances: Sequence[str],
 
 
 @lru_cache(maxsize=65536)
-def resolve_step(n_spaces: int, spaces: tuple[int, int], stances: tuple[str, str],
-                 faces: tuple[str, str]) -> StepOutcome:
+def resolve_step(
+    n_spaces: int, spaces: tuple[int, int], stances: tuple[str, str], faces: tuple[str, str]
+) -> StepOutcome:
     """One step for both samurai; ``faces`` name specials by their card (``kesa``...)."""
     spaces, stances, movement = _movement(n_spaces, spaces, stances, faces)
     distance = spaces[RED] - spaces[BLUE]
@@ -219,6 +219,7 @@ def resolve_step(n_spaces: int, spaces: tuple[int, int], stances: tuple[str, str
 
 # ---------------------------------------------------------------- state
 
+
 @dataclass(frozen=True)
 class Samurai:
     """One samurai on the battlefield (space and stance None until an advanced setup)."""
@@ -229,8 +230,7 @@ class Samurai:
     defeated: bool = False
 
     def to_view(self) -> dict[str, Any]:
-        return {"space": self.space, "stance": self.stance, "injured": self.injured,
-                "defeated": self.defeated}
+        return {"space": self.space, "stance": self.stance, "injured": self.injured, "defeated": self.defeated}
 
 
 @dataclass(frozen=True)
@@ -244,11 +244,13 @@ class StepLog:
     damage: tuple[tuple[int, str], ...] = ()  # seat, injured|defeated
 
     def to_view(self) -> dict[str, Any]:
-        return {"step": self.step, "actions": list(self.faces),
-                "moves": [{"seat": s, "action": f, "from": a, "to": b}
-                          for s, f, a, b in self.moves],
-                "attacks": [{"seat": s, "attack": a, "result": r} for s, a, r in self.attacks],
-                "damage": [{"seat": s, "result": r} for s, r in self.damage]}
+        return {
+            "step": self.step,
+            "actions": list(self.faces),
+            "moves": [{"seat": s, "action": f, "from": a, "to": b} for s, f, a, b in self.moves],
+            "attacks": [{"seat": s, "attack": a, "result": r} for s, a, r in self.attacks],
+            "damage": [{"seat": s, "result": r} for s, r in self.damage],
+        }
 
 
 @dataclass(frozen=True)
@@ -307,12 +309,19 @@ def _pair(items: Any) -> tuple[Any, Any]:
 
 # ---------------------------------------------------------------- evolve
 
+
 def _dealt(state: State, ev: Event) -> State:
     specials = (ev.private_for(RED).get("special"), ev.private_for(BLUE).get("special"))
     start = ev.data.get("samurai")
     samurai = (Samurai(), Samurai()) if start is None else _placed_samurai(start)
-    return replace(state, specials=specials, third_special=ev.hidden.get("set_aside"),
-                   samurai=samurai, phase=PROGRAM if start is not None else SETUP, round=1)
+    return replace(
+        state,
+        specials=specials,
+        third_special=ev.hidden.get("set_aside"),
+        samurai=samurai,
+        phase=PROGRAM if start is not None else SETUP,
+        round=1,
+    )
 
 
 def _placed_samurai(placed: Sequence[Mapping[str, Any]]) -> tuple[Samurai, Samurai]:
@@ -328,9 +337,13 @@ def _step_started(state: State, ev: Event) -> State:
     step, faces, cards = ev.data["step"], ev.data["actions"], ev.data["cards"]
     used = _pair(c if c in SPECIALS else state.specials_used[s] for s, c in enumerate(cards))
     log = StepLog(step, _pair(faces))
-    return replace(state, step=step, specials_used=used,
-                   first_cards=_pair(cards) if step == 1 else state.first_cards,
-                   steps=(log,) if step == 1 else (*state.steps, log))
+    return replace(
+        state,
+        step=step,
+        specials_used=used,
+        first_cards=_pair(cards) if step == 1 else state.first_cards,
+        steps=(log,) if step == 1 else (*state.steps, log),
+    )
 
 
 def _log(state: State, **more: Any) -> State:
@@ -368,16 +381,31 @@ def _damaged(state: State, ev: Event) -> State:
 
 def _round_ended(state: State, ev: Event) -> State:
     over = state.round >= state.max_rounds
-    return replace(state, set_aside=_pair(ev.data["set_aside"]), first_cards=(None, None), step=0,
-                   phase=OVER if over else PROGRAM, round=state.round if over else state.round + 1)
+    return replace(
+        state,
+        set_aside=_pair(ev.data["set_aside"]),
+        first_cards=(None, None),
+        step=0,
+        phase=OVER if over else PROGRAM,
+        round=state.round if over else state.round + 1,
+    )
 
 
-_EVOLVERS = {SPECIALS_DEALT: _dealt, SAMURAI_PLACED: _placed, STEP_STARTED: _step_started,
-             MOVED: _moved, STANCE_CHANGED: _stance, ATTACKED: _attacked, INJURED: _damaged,
-             DEFEATED: _damaged, ROUND_ENDED: _round_ended}
+_EVOLVERS = {
+    SPECIALS_DEALT: _dealt,
+    SAMURAI_PLACED: _placed,
+    STEP_STARTED: _step_started,
+    MOVED: _moved,
+    STANCE_CHANGED: _stance,
+    ATTACKED: _attacked,
+    INJURED: _damaged,
+    DEFEATED: _damaged,
+    ROUND_ENDED: _round_ended,
+}
 
 
 # ---------------------------------------------------------------- checks and events
+
 
 def _validate_deal(deal: Mapping[str, Any]) -> tuple[str, str]:
     """The fixed deal's specials (red's, blue's), or ``InvalidOptions`` naming the problem."""
@@ -386,12 +414,10 @@ def _validate_deal(deal: Mapping[str, Any]) -> tuple[str, str]:
         raise InvalidOptions(f"a Kiri-ai deal has only 'specials'; unknown: {', '.join(unknown)}")
     specials = deal.get("specials")
     if not isinstance(specials, list) or len(specials) != 2:
-        raise InvalidOptions("deal 'specials' must be a list of two special cards: "
-                             "red's, then blue's")
+        raise InvalidOptions("deal 'specials' must be a list of two special cards: red's, then blue's")
     bad = [s for s in specials if s not in SPECIALS]
     if bad:
-        raise InvalidOptions(f"unknown special(s) {', '.join(map(repr, bad))}; the specials are "
-                             f"{', '.join(SPECIALS)}")
+        raise InvalidOptions(f"unknown special(s) {', '.join(map(repr, bad))}; the specials are {', '.join(SPECIALS)}")
     if specials[0] == specials[1]:
         raise InvalidOptions("the two players get different special cards")
     return specials[0], specials[1]
@@ -403,8 +429,9 @@ def _check_setup(state: State, seat: int, action: Mapping[str, Any]) -> None:
     space = action["space"]
     if not isinstance(space, int) or isinstance(space, bool) or space not in allowed:
         colour = "red" if seat == RED else "blue"
-        raise IllegalAction(f"the {colour} samurai starts on space {allowed[0]}, {allowed[1]} "
-                            f"or {allowed[2]}, not {space!r}")
+        raise IllegalAction(
+            f"the {colour} samurai starts on space {allowed[0]}, {allowed[1]} or {allowed[2]}, not {space!r}"
+        )
     if action["stance"] not in STANCES:
         raise IllegalAction(f"stance must be 'heaven' or 'earth', not {action['stance']!r}")
 
@@ -412,11 +439,9 @@ def _check_setup(state: State, seat: int, action: Mapping[str, Any]) -> None:
 def _check_face(state: State, seat: int, which: str, face: Any) -> str:
     """The card behind ``face`` if the seat may program it, else ``IllegalAction``."""
     if face not in FACES:
-        raise IllegalAction(f"{which} action {face!r} is unknown; the actions are "
-                            f"{', '.join(FACES)}")
+        raise IllegalAction(f"{which} action {face!r} is unknown; the actions are {', '.join(FACES)}")
     if face == SPECIAL and state.held_special(seat) is None:
-        raise IllegalAction(f"your special card ({state.specials[seat]}) has been played and is "
-                            "out of the game")
+        raise IllegalAction(f"your special card ({state.specials[seat]}) has been played and is out of the game")
     card = state.card_of(seat, face)
     if card == state.set_aside[seat]:
         named = face if card == face else f"{face} (the {card} card)"
@@ -435,8 +460,12 @@ def _check_program(state: State, seat: int, action: Mapping[str, Any]) -> None:
 
 def _program_actions(state: State, seat: int) -> list[dict[str, Any]]:
     faces = [f for card in state.hand(seat) for f in CARD_FACES.get(card, (SPECIAL,))]
-    return [{"type": "program", "first": a, "second": b} for a in faces for b in faces
-            if state.card_of(seat, a) != state.card_of(seat, b)]
+    return [
+        {"type": "program", "first": a, "second": b}
+        for a in faces
+        for b in faces
+        if state.card_of(seat, a) != state.card_of(seat, b)
+    ]
 
 
 def _step_events(state: State, step: int, faces: tuple[str, str]) -> list[Event]:
@@ -446,15 +475,18 @@ def _step_events(state: State, step: int, faces: tuple[str, str]) -> list[Event]
     spaces = (state.samurai[RED].space, state.samurai[BLUE].space)
     stances = (state.samurai[RED].stance, state.samurai[BLUE].stance)
     out = resolve_step(state.n_spaces, spaces, stances, named)
-    events = [Event(STEP_STARTED, {"round": state.round, "step": step, "actions": list(faces),
-                                   "cards": list(cards)})]
-    events += [Event(MOVED, {"seat": s, "action": f, "from": a, "to": b}) if f in MOVE_DISTANCE
-               else Event(STANCE_CHANGED, {"seat": s, "stance": st, "by": f})
-               for s, f, a, b, st in out.movement]
-    events += [Event(ATTACKED, {"seat": s, "attack": a, "stance": st, "distance": d, "result": r,
-                                "target": other(s)}) for s, a, st, d, r in out.attacks]
-    events += [Event(STANCE_CHANGED, {"seat": s, "stance": st, "by": by})
-               for s, st, by in out.switches]
+    events = [Event(STEP_STARTED, {"round": state.round, "step": step, "actions": list(faces), "cards": list(cards)})]
+    events += [
+        Event(MOVED, {"seat": s, "action": f, "from": a, "to": b})
+        if f in MOVE_DISTANCE
+        else Event(STANCE_CHANGED, {"seat": s, "stance": st, "by": f})
+        for s, f, a, b, st in out.movement
+    ]
+    events += [
+        Event(ATTACKED, {"seat": s, "attack": a, "stance": st, "distance": d, "result": r, "target": other(s)})
+        for s, a, st, d, r in out.attacks
+    ]
+    events += [Event(STANCE_CHANGED, {"seat": s, "stance": st, "by": by}) for s, st, by in out.switches]
     if out.hit is not None:
         target = other(out.hit)
         kind = DEFEATED if state.samurai[target].injured else INJURED
@@ -464,16 +496,14 @@ def _step_events(state: State, step: int, faces: tuple[str, str]) -> list[Event]
 
 def _round_end_event(state: State, seconds: Sequence[str]) -> Event:
     """First cards back to hand, second cards set aside, played specials out of the game."""
-    returned = [[c for c in (state.first_cards[s], state.set_aside[s]) if c and c not in SPECIALS]
-                for s in (RED, BLUE)]
+    returned = [[c for c in (state.first_cards[s], state.set_aside[s]) if c and c not in SPECIALS] for s in (RED, BLUE)]
     set_aside = [None if c in SPECIALS else c for c in seconds]
-    removed = [[c for c in (state.first_cards[s], seconds[s]) if c in SPECIALS]
-               for s in (RED, BLUE)]
-    return Event(ROUND_ENDED, {"round": state.round, "returned": returned, "set_aside": set_aside,
-                               "removed": removed})
+    removed = [[c for c in (state.first_cards[s], seconds[s]) if c in SPECIALS] for s in (RED, BLUE)]
+    return Event(ROUND_ENDED, {"round": state.round, "returned": returned, "set_aside": set_aside, "removed": removed})
 
 
 # ---------------------------------------------------------------- the game
+
 
 class KiriAi:
     """The Kiri-ai rules (see the module docstring)."""
@@ -484,12 +514,18 @@ class KiriAi:
     min_players = 2
     max_players = 2
     options: ClassVar[Mapping[str, Option]] = {
-        "battlefield": Option("standard", "standard: 6 spaces, fixed start; advanced: 8 spaces, "
-                              "each player secretly chooses a starting space and stance",
-                              choices=tuple(SPACES)),
-        "max_rounds": Option(DEFAULT_MAX_ROUNDS,
-                             "Rounds played before an undecided duel is a draw (1-1000).",
-                             kind="integer", check=_max_rounds_check),
+        "battlefield": Option(
+            "standard",
+            "standard: 6 spaces, fixed start; advanced: 8 spaces, "
+            "each player secretly chooses a starting space and stance",
+            choices=tuple(SPACES),
+        ),
+        "max_rounds": Option(
+            DEFAULT_MAX_ROUNDS,
+            "Rounds played before an undecided duel is a draw (1-1000).",
+            kind="integer",
+            check=_max_rounds_check,
+        ),
     }
 
     def __init__(self) -> None:
@@ -498,11 +534,15 @@ class KiriAi:
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
         """The state before the specials are dealt."""
         battlefield = options.get("battlefield", "standard")
-        return State(battlefield=battlefield, n_spaces=SPACES[battlefield],
-                     max_rounds=options.get("max_rounds", DEFAULT_MAX_ROUNDS))
+        return State(
+            battlefield=battlefield,
+            n_spaces=SPACES[battlefield],
+            max_rounds=options.get("max_rounds", DEFAULT_MAX_ROUNDS),
+        )
 
-    def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
-              deal: Mapping[str, Any] | None) -> list[Event]:
+    def setup(
+        self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
+    ) -> list[Event]:
         """Deal the specials (red, blue, the third set aside face down); place the samurai."""
         if deal is not None:
             red, blue = _validate_deal(deal)
@@ -512,10 +552,13 @@ class KiriAi:
         battlefield = options.get("battlefield", "standard")
         start = START.get(battlefield)
         samurai = None if start is None else [{"space": sp, "stance": st} for sp, st in start]
-        return [Event(SPECIALS_DEALT, {"battlefield": battlefield, "spaces": SPACES[battlefield],
-                                       "samurai": samurai},
-                      private={"0": {"special": red}, "1": {"special": blue},
-                               HIDDEN: {"set_aside": third}})]
+        return [
+            Event(
+                SPECIALS_DEALT,
+                {"battlefield": battlefield, "spaces": SPACES[battlefield], "samurai": samurai},
+                private={"0": {"special": red}, "1": {"special": blue}, HIDDEN: {"set_aside": third}},
+            )
+        ]
 
     evolve = staticmethod(evolver(_EVOLVERS))
 
@@ -528,40 +571,37 @@ class KiriAi:
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every setup or program ``seat`` may choose now, exactly as accepted."""
         if state.phase == SETUP:
-            return [{"type": "setup", "space": sp, "stance": st}
-                    for sp in SETUP_SPACES[seat] for st in STANCES]
+            return [{"type": "setup", "space": sp, "stance": st} for sp in SETUP_SPACES[seat] for st in STANCES]
         return _program_actions(state, seat)
 
     def decide(self, state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         """Kiri-ai has no turn actions: every choice is secret."""
-        raise IllegalAction("in Kiri-ai every choice is made secretly (setup or program), "
-                            "never as a turn")
+        raise IllegalAction("in Kiri-ai every choice is made secretly (setup or program), never as a turn")
 
-    def validate_choice(self, state: State, seat: int,
-                        action: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def validate_choice(self, state: State, seat: int, action: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Check a setup (one part) or a program (two parts: first step, second step)."""
         kind = action.get("type")
         if state.phase == SETUP:
             if kind != "setup":
-                raise IllegalAction("before the first round each samurai is placed: the action "
-                                    f"is 'setup', not {kind!r}")
+                raise IllegalAction(
+                    f"before the first round each samurai is placed: the action is 'setup', not {kind!r}"
+                )
             _check_setup(state, seat, action)
             return [{"type": "setup", "space": action["space"], "stance": action["stance"]}]
         if state.phase != PROGRAM:
             raise IllegalAction(f"nothing is chosen in the {state.phase} phase")
         if kind != "program":
-            raise IllegalAction("each round both players program two cards: the action is "
-                                f"'program', not {kind!r}")
+            raise IllegalAction(f"each round both players program two cards: the action is 'program', not {kind!r}")
         _check_program(state, seat, action)
-        return [{"type": "program", "step": 1, "card": action["first"]},
-                {"type": "program", "step": 2, "card": action["second"]}]
+        return [
+            {"type": "program", "step": 1, "card": action["first"]},
+            {"type": "program", "step": 2, "card": action["second"]},
+        ]
 
-    def resolve(self, state: State, part: int,
-                choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:
+    def resolve(self, state: State, part: int, choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:
         """The placement (setup), or one program step; the second step also ends the round."""
         if state.phase == SETUP:
-            placed = [{"space": choices[s]["space"], "stance": choices[s]["stance"]}
-                      for s in (RED, BLUE)]
+            placed = [{"space": choices[s]["space"], "stance": choices[s]["stance"]} for s in (RED, BLUE)]
             return [Event(SAMURAI_PLACED, {"samurai": placed})]
         faces = (choices[RED]["card"], choices[BLUE]["card"])
         events = _step_events(state, part + 1, faces)
@@ -612,8 +652,7 @@ class KiriAi:
 WIN_BONUS = 1.0
 
 
-def _program_faces(hand: Sequence[str],
-                   specials: Sequence[str]) -> list[tuple[tuple[str, str], float]]:
+def _program_faces(hand: Sequence[str], specials: Sequence[str]) -> list[tuple[tuple[str, str], float]]:
     """Weighted (first, second) programs from ``hand``: the unknown special splits its weight."""
     faces = [(f, card) for card in hand for f in CARD_FACES.get(card, (SPECIAL,))]
     out: list[tuple[tuple[str, str], float]] = []
@@ -667,10 +706,8 @@ def greedy_bot(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
     if state.phase == SETUP:
         return rnd.choice(actions)
     opp = other(seat)
-    unknown = ([s for s in SPECIALS if s != state.specials[seat]]
-               if state.specials_used[opp] is None else [])
-    opp_hand = [c for c in (*REGULAR_CARDS, SPECIAL) if c != state.set_aside[opp]
-                and (c != SPECIAL or unknown)]
+    unknown = [s for s in SPECIALS if s != state.specials[seat]] if state.specials_used[opp] is None else []
+    opp_hand = [c for c in (*REGULAR_CARDS, SPECIAL) if c != state.set_aside[opp] and (c != SPECIAL or unknown)]
     theirs = _program_faces(opp_hand, unknown)
     own_special = state.held_special(seat)
     scored: list[tuple[float, int]] = []

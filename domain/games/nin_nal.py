@@ -105,8 +105,7 @@ class Revealed:
     taken: tuple[str, ...] = ()
 
     def to_view(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seat": self.seat, "card": self.card,
-                               "resolved": self.move is not None}
+        out: dict[str, Any] = {"seat": self.seat, "card": self.card, "resolved": self.move is not None}
         if self.move is not None:
             out.update(move=self.move, pile=self.pile)
         if self.move == "take":
@@ -152,12 +151,12 @@ class State:
 
 # ---------------------------------------------------------------- setup
 
+
 def _validate_deal(deal: Mapping[str, Any], n_seats: int) -> tuple[list[str], list[list[str]]]:
     """The fixed deal's piles and hands, or ``InvalidOptions`` naming the problem."""
     unknown = sorted(set(deal) - {"piles", "hands"})
     if unknown:
-        raise InvalidOptions(f"a Nin Nal deal has only 'piles' and 'hands'; "
-                             f"unknown: {', '.join(unknown)}")
+        raise InvalidOptions(f"a Nin Nal deal has only 'piles' and 'hands'; unknown: {', '.join(unknown)}")
     piles, hands = deal.get("piles"), deal.get("hands")
     if not isinstance(piles, list) or len(piles) != N_PILES:
         raise InvalidOptions(f"deal 'piles' must be a list of {N_PILES} card ids")
@@ -185,19 +184,20 @@ def _deal_event(piles: list[str], hands: list[list[str]], unused: list[str]) -> 
 
 # ---------------------------------------------------------------- evolve
 
+
 def _deal(state: State, ev: Event) -> State:
     n = state.n_seats
     hands = tuple(tuple(ev.private_for(s).get("hand", ())) for s in range(n))
     piles = tuple((c,) for c in ev.data["piles"])
-    return replace(state, phase=SELECT, round=1, hands=hands, piles=piles, won=((),) * n,
-                   unused=tuple(ev.hidden.get("unused", ())))
+    return replace(
+        state, phase=SELECT, round=1, hands=hands, piles=piles, won=((),) * n, unused=tuple(ev.hidden.get("unused", ()))
+    )
 
 
 def _reveal(state: State, ev: Event) -> State:
     order = tuple(Revealed(int(r["seat"]), r["card"]) for r in ev.data["order"])
     played = {r.seat: r.card for r in order}
-    hands = tuple(tuple(c for c in hand if c != played.get(s))
-                  for s, hand in enumerate(state.hands))
+    hands = tuple(tuple(c for c in hand if c != played.get(s)) for s, hand in enumerate(state.hands))
     return replace(state, phase=RESOLVE, hands=hands, revealed=order)
 
 
@@ -233,16 +233,27 @@ def _thrown(state: State, ev: Event) -> State:
     remaining = tuple(s for s in state.tied if s not in dropped)
     tied_throws = state.tied_throws + (0 if dropped else 1)
     over = len(remaining) == 1 or tied_throws >= state.max_tied_throws
-    return replace(state, throws=(*state.throws, throw), tied=remaining, tied_throws=tied_throws,
-                   dropped=(*state.dropped, dropped) if dropped else state.dropped,
-                   phase=OVER if over else TIE_BREAK)
+    return replace(
+        state,
+        throws=(*state.throws, throw),
+        tied=remaining,
+        tied_throws=tied_throws,
+        dropped=(*state.dropped, dropped) if dropped else state.dropped,
+        phase=OVER if over else TIE_BREAK,
+    )
 
 
-_EVOLVERS = {CARDS_DEALT: _deal, CARDS_REVEALED: _reveal, PILE_TAKEN: _resolved,
-             CARD_PLACED: _resolved, SIGNS_THROWN: _thrown}
+_EVOLVERS = {
+    CARDS_DEALT: _deal,
+    CARDS_REVEALED: _reveal,
+    PILE_TAKEN: _resolved,
+    CARD_PLACED: _resolved,
+    SIGNS_THROWN: _thrown,
+}
 
 
 # ---------------------------------------------------------------- decisions
+
 
 def _pile_index(action: Mapping[str, Any]) -> int:
     pile = action["pile"]
@@ -264,20 +275,22 @@ def _check_resolve(state: State, seat: int, action: Mapping[str, Any]) -> tuple[
         raise IllegalAction("it is not your card's turn to resolve")
     kind = action.get("type")
     if kind not in ("take", "place"):
-        raise IllegalAction(f"{current.card} is resolving: the action is 'take' or 'place', "
-                            f"not {kind!r}")
+        raise IllegalAction(f"{current.card} is resolving: the action is 'take' or 'place', not {kind!r}")
     require_fields(action, ["pile"])
     pile = _pile_index(action)
     takeable = state.takeable(current.card)
     top = state.piles[pile][-1]
     if kind == "place" and takeable:
-        raise IllegalAction(f"{current.card} beats the top of {_describe_tops(state, takeable)}: "
-                            "you must take a pile you beat")
+        raise IllegalAction(
+            f"{current.card} beats the top of {_describe_tops(state, takeable)}: you must take a pile you beat"
+        )
     if kind == "take" and pile not in takeable:
         if not takeable:
             raise IllegalAction(f"{current.card} beats no pile top: place it on a pile")
-        raise IllegalAction(f"{current.card} does not beat the top of pile {pile} ({top}); "
-                            f"you can take {_describe_tops(state, takeable)}")
+        raise IllegalAction(
+            f"{current.card} does not beat the top of pile {pile} ({top}); "
+            f"you can take {_describe_tops(state, takeable)}"
+        )
     return kind, pile
 
 
@@ -290,11 +303,13 @@ def _throw_result(state: State, choices: Mapping[int, Mapping[str, Any]]) -> Eve
         loser = b if BEATS[a] == b else a
         dropped = [t["seat"] for t in throws if t["sign"] == loser]
     remaining = [s for s in state.tied if s not in dropped]
-    return Event(SIGNS_THROWN, {"throw": len(state.throws) + 1, "throws": throws,
-                                "dropped": dropped, "remaining": remaining})
+    return Event(
+        SIGNS_THROWN, {"throw": len(state.throws) + 1, "throws": throws, "dropped": dropped, "remaining": remaining}
+    )
 
 
 # ---------------------------------------------------------------- the game
+
 
 class NinNal:
     """The Nin Nal rules (see the module docstring)."""
@@ -310,7 +325,9 @@ class NinNal:
             "Tied rock-paper-scissors throws (nobody drops out) allowed when players tie "
             "for first; after that many the players still in share first place "
             "(0: ties share first at once).",
-            kind="integer", check=_throws_check),
+            kind="integer",
+            check=_throws_check,
+        ),
     }
 
     def __init__(self) -> None:
@@ -318,11 +335,11 @@ class NinNal:
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
         """The state before the deal."""
-        return State(n_seats=n_seats,
-                     max_tied_throws=options.get("tie_break_throws", DEFAULT_TIE_BREAK_THROWS))
+        return State(n_seats=n_seats, max_tied_throws=options.get("tie_break_throws", DEFAULT_TIE_BREAK_THROWS))
 
-    def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
-              deal: Mapping[str, Any] | None) -> list[Event]:
+    def setup(
+        self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
+    ) -> list[Event]:
         """Shuffle (or take the fixed deal): three face-up piles, nine cards per hand."""
         if deal is not None:
             piles, hands = _validate_deal(deal, n_seats)
@@ -331,7 +348,7 @@ class NinNal:
         deck = rng.shuffled(CARDS)
         start = [N_PILES + HAND_SIZE * s for s in range(n_seats + 1)]
         hands = [deck[a:b] for a, b in itertools.pairwise(start)]
-        return [_deal_event(deck[:N_PILES], hands, deck[start[-1]:])]
+        return [_deal_event(deck[:N_PILES], hands, deck[start[-1] :])]
 
     evolve = staticmethod(evolver(_EVOLVERS))
 
@@ -359,23 +376,19 @@ class NinNal:
     def decide(self, state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         """The events of a take or place by the resolving card's owner."""
         if state.phase != RESOLVE:
-            raise IllegalAction(f"in the {state.phase} phase choices are made secretly, "
-                                "not as turns")
+            raise IllegalAction(f"in the {state.phase} phase choices are made secretly, not as turns")
         kind, pile = _check_resolve(state, seat, action)
         card = state.current.card  # type: ignore[union-attr]
         if kind == "take":
-            return [Event(PILE_TAKEN, {"seat": seat, "card": card, "pile": pile,
-                                       "cards": list(state.piles[pile])})]
+            return [Event(PILE_TAKEN, {"seat": seat, "card": card, "pile": pile, "cards": list(state.piles[pile])})]
         return [Event(CARD_PLACED, {"seat": seat, "card": card, "pile": pile})]
 
-    def validate_choice(self, state: State, seat: int,
-                        action: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def validate_choice(self, state: State, seat: int, action: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Check a secret select (or tie-break throw); it is revealed in one part."""
         kind = action.get("type")
         if state.phase == SELECT:
             if kind != "select":
-                raise IllegalAction("every player now selects a card: the action is 'select', "
-                                    f"not {kind!r}")
+                raise IllegalAction(f"every player now selects a card: the action is 'select', not {kind!r}")
             require_fields(action, ["card"])
             card = action["card"]
             if card not in CARDS:
@@ -384,8 +397,7 @@ class NinNal:
                 raise IllegalAction(f"{card} is not in your hand")
         elif state.phase == TIE_BREAK:
             if kind != "throw":
-                raise IllegalAction("the tie-break is rock-paper-scissors: the action is 'throw', "
-                                    f"not {kind!r}")
+                raise IllegalAction(f"the tie-break is rock-paper-scissors: the action is 'throw', not {kind!r}")
             require_fields(action, ["sign"])
             if action["sign"] not in SIGNS:
                 raise IllegalAction(f"sign {action['sign']!r} is not one of {', '.join(SIGNS)}")
@@ -393,8 +405,7 @@ class NinNal:
             raise IllegalAction(f"nothing is chosen secretly in the {state.phase} phase")
         return [dict(action)]
 
-    def resolve(self, state: State, part: int,
-                choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:
+    def resolve(self, state: State, part: int, choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:
         """The revealed selects in resolution order, or the outcome of a tie-break throw."""
         if state.phase == TIE_BREAK:
             return [_throw_result(state, choices)]
@@ -414,9 +425,9 @@ class NinNal:
             "rounds": ROUNDS,
             "revealed": [r.to_view() for r in state.revealed],
             "previous_round": [r.to_view() for r in state.previous_round],
-            "resolving": None if current is None else {
-                "seat": current.seat, "card": current.card,
-                "can_take": state.takeable(current.card)},
+            "resolving": None
+            if current is None
+            else {"seat": current.seat, "card": current.card, "can_take": state.takeable(current.card)},
             "scores": state.scores() if state.won else [0] * state.n_seats,
             "tie_break": _tie_break_view(state) if state.tie_started else None,
         }
@@ -442,15 +453,18 @@ class NinNal:
             if seat not in state.tied:
                 ranks[seat] = 1 + len(state.tie_started) - len(_dropped_by(state, seat))
         tie_break = {**_tie_break_view(state), "shared": len(state.tied) > 1}
-        return {**result, "ranks": ranks, "winners": [s for s, r in enumerate(ranks) if r == 1],
-                "tie_break": tie_break}
+        return {**result, "ranks": ranks, "winners": [s for s, r in enumerate(ranks) if r == 1], "tie_break": tie_break}
 
 
 def _tie_break_view(state: State) -> dict[str, Any]:
     """The tie for first: who tied, who is still in, every revealed throw."""
-    return {"seats": list(state.tie_started), "remaining": list(state.tied),
-            "throws": [[{"seat": s, "sign": g} for s, g in t] for t in state.throws],
-            "tied_throws": state.tied_throws, "max_tied_throws": state.max_tied_throws}
+    return {
+        "seats": list(state.tie_started),
+        "remaining": list(state.tied),
+        "throws": [[{"seat": s, "sign": g} for s, g in t] for t in state.throws],
+        "tied_throws": state.tied_throws,
+        "max_tied_throws": state.max_tied_throws,
+    }
 
 
 def _dropped_by(state: State, seat: int) -> set[int]:
@@ -468,8 +482,9 @@ def _dropped_by(state: State, seat: int) -> set[int]:
 SAMPLES = 24
 
 
-def _simulate(piles: list[list[str]], order: Sequence[tuple[int, str]], n: int,
-              first: tuple[str, int] | None = None) -> list[int]:
+def _simulate(
+    piles: list[list[str]], order: Sequence[tuple[int, str]], n: int, first: tuple[str, int] | None = None
+) -> list[int]:
     """Points each seat takes while ``order`` resolves, everybody playing greedily.
 
     ``first`` forces the first card's move. Greedy: take the richest pile you
@@ -526,8 +541,10 @@ def _greedy_resolve(state: State, seat: int, rnd: random.Random) -> dict[str, An
         return actions[0]
     rest = [(r.seat, r.card) for r in state.revealed if r.move is None]
     piles = [list(p) for p in state.piles]
-    scored = [(_utility(_simulate(piles, rest, state.n_seats, (a["type"], a["pile"])), seat), i)
-              for i, a in enumerate(actions)]
+    scored = [
+        (_utility(_simulate(piles, rest, state.n_seats, (a["type"], a["pile"])), seat), i)
+        for i, a in enumerate(actions)
+    ]
     best = max(u for u, _ in scored)
     return actions[rnd.choice([i for u, i in scored if u == best])]
 

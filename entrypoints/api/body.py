@@ -54,8 +54,7 @@ def _depth(value: Any) -> int:
 def json_body() -> Any:
     """The request body parsed as strict JSON, or a 400."""
     try:
-        body = json.loads(request.get_data(), parse_float=_finite_float, parse_int=_int64,
-                          parse_constant=_no_constants)
+        body = json.loads(request.get_data(), parse_float=_finite_float, parse_int=_int64, parse_constant=_no_constants)
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("the body is not valid JSON (numbers must be finite, integers 64-bit)") from None
     except RecursionError:

@@ -46,8 +46,7 @@ def _caller(game_id: str) -> Caller:
 @bp.post("")
 def create_game() -> ResponseReturnValue:
     body = CREATE_GAME_SCHEMA.load(_json_body())
-    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"],
-                                   _idempotency_key())
+    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"], _idempotency_key())
     return _answered(answer)
 
 

@@ -26,8 +26,10 @@ def readyz() -> ResponseReturnValue:
 
 @bp.get("/metrics")
 def metrics() -> ResponseReturnValue:
-    lines = ["# HELP kifu_http_requests_total HTTP requests by method, route and status.",
-             "# TYPE kifu_http_requests_total counter"]
+    lines = [
+        "# HELP kifu_http_requests_total HTTP requests by method, route and status.",
+        "# TYPE kifu_http_requests_total counter",
+    ]
     lines += [f"kifu_http_requests_total{{{labels}}} {n}" for labels, n in kifu().metrics.totals().items()]
     return Response("\n".join(lines) + "\n", mimetype="text/plain; version=0.0.4")
 

@@ -54,8 +54,9 @@ class EventsQuerySchema(Schema):
         unknown = RAISE
 
     after = fields.Integer(load_default=0, validate=SEQ)
-    cursor = fields.Integer(load_default=None, validate=SEQ,
-                            metadata={"description": "the list's `next`; the same as `after`"})
+    cursor = fields.Integer(
+        load_default=None, validate=SEQ, metadata={"description": "the list's `next`; the same as `after`"}
+    )
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
     @post_load

@@ -23,18 +23,24 @@ from service.games import GameService
 log = logging.getLogger(__name__)
 
 
-def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int,
-                 config: Mapping[str, Any]) -> Response:
+def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int, config: Mapping[str, Any]) -> Response:
     """The streaming response (the caller, and so the game, was identified before)."""
-    frames = _frames(svc, game_id, viewer, after, float(config["SSE_MAX_SECONDS"]),
-                     int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
-                     int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000))
+    frames = _frames(
+        svc,
+        game_id,
+        viewer,
+        after,
+        float(config["SSE_MAX_SECONDS"]),
+        int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
+        int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000),
+    )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(frames), mimetype="text/event-stream", headers=headers)
 
 
-def _frames(svc: GameService, game_id: str, viewer: int | None, after: int, max_s: float,
-            heartbeat_ms: int, slice_ms: int) -> Iterator[str]:
+def _frames(
+    svc: GameService, game_id: str, viewer: int | None, after: int, max_s: float, heartbeat_ms: int, slice_ms: int
+) -> Iterator[str]:
     """The frames; each blocking read waits at most ``slice_ms``, which must stay
     below the Redis client's socket timeout (redis-py's default is 5 s)."""
     deadline = time.monotonic() + max_s

@@ -16,7 +16,8 @@ from tests.support.http import serving
 
 @pytest.fixture
 def base_url(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
-    app = create_app({"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(),
-                      "SSE_HEARTBEAT_SECONDS": 0.2, "SSE_MAX_SECONDS": 30})
+    app = create_app(
+        {"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.2, "SSE_MAX_SECONDS": 30}
+    )
     with serving(app) as url:
         yield url

@@ -42,8 +42,14 @@ class Player:
     def everything(self) -> str:
         view = self.get()
         version = view.json()["version"]
-        texts = [view.text, self.get("/actions").text, self.get("/events?limit=1000").text, self.get("/record").text,
-                 self.get(f"/replay?step={version}").text, self.get(f"/replay?step={max(1, version - 3)}").text]
+        texts = [
+            view.text,
+            self.get("/actions").text,
+            self.get("/events?limit=1000").text,
+            self.get("/record").text,
+            self.get(f"/replay?step={version}").text,
+            self.get(f"/replay?step={max(1, version - 3)}").text,
+        ]
         return "\n".join(texts)
 
     def act(self, action: dict[str, Any]) -> requests.Response:
@@ -56,10 +62,10 @@ def start(base: str, game: str, players: list[dict[str, Any]], **body: Any) -> t
     return [Player(base, r.json()["id"], s["token"]) for s in r.json()["seats"]], Player(base, r.json()["id"], None)
 
 
-def test_nin_nal_three_humans_and_a_bot_never_see_each_others_cards(bot_server: str,
-                                                                    redis_client: redis.Redis) -> None:
-    seats, spectator = start(bot_server, "nin-nal", [{"name": "ann"}, {"name": "bob"}, {"name": "cid"},
-                                                     {"name": "hal", "bot": "greedy"}])
+def test_nin_nal_three_humans_and_a_bot_never_see_each_others_cards(bot_server: str, redis_client: redis.Redis) -> None:
+    seats, spectator = start(
+        bot_server, "nin-nal", [{"name": "ann"}, {"name": "bob"}, {"name": "cid"}, {"name": "hal", "bot": "greedy"}]
+    )
     humans = seats[:3]
     rnd = random.Random(5)
     checks = 0
@@ -87,10 +93,13 @@ def test_nin_nal_three_humans_and_a_bot_never_see_each_others_cards(bot_server: 
     assert int(commitments["detail"].split()[0]) >= 36  # 4 seats x 9 selects, plus any tie-break throws
 
 
-def test_kiri_ai_keeps_specials_and_second_steps_hidden_over_http(bot_server: str,
-                                                                  redis_client: redis.Redis) -> None:
-    seats, spectator = start(bot_server, "kiri-ai", [{"name": "red"}, {"name": "blue", "bot": "random"}],
-                             deal={"specials": ["kesa", "counterattack"]})
+def test_kiri_ai_keeps_specials_and_second_steps_hidden_over_http(bot_server: str, redis_client: redis.Redis) -> None:
+    seats, spectator = start(
+        bot_server,
+        "kiri-ai",
+        [{"name": "red"}, {"name": "blue", "bot": "random"}],
+        deal={"specials": ["kesa", "counterattack"]},
+    )
     red = seats[0]
     work(redis_client)
     assert "counterattack" not in red.everything()  # blue's special, not yet played

@@ -19,15 +19,17 @@ TIMEOUT = 10
 
 
 def create_toy(base: str) -> tuple[str, list[dict[str, str]]]:
-    r = requests.post(f"{base}/v1/games", json={"game": "toy", "players": [{"name": "a"}, {"name": "b"}]},
-                      timeout=TIMEOUT)
+    r = requests.post(
+        f"{base}/v1/games", json={"game": "toy", "players": [{"name": "a"}, {"name": "b"}]}, timeout=TIMEOUT
+    )
     assert r.status_code == 201
     return r.json()["id"], [{"Authorization": f"Bearer {s['token']}"} for s in r.json()["seats"]]
 
 
 def act(base: str, game_id: str, headers: dict[str, str], action: dict[str, Any], **body: Any) -> requests.Response:
-    return requests.post(f"{base}/v1/games/{game_id}/actions", json={"action": action, **body}, headers=headers,
-                         timeout=TIMEOUT)
+    return requests.post(
+        f"{base}/v1/games/{game_id}/actions", json={"action": action, **body}, headers=headers, timeout=TIMEOUT
+    )
 
 
 def sse_events(response: requests.Response) -> Iterator[dict[str, Any]]:
@@ -130,8 +132,15 @@ def test_an_idle_sse_stream_outlives_the_redis_socket_timeout(redis_server: Embe
     import redis as redis_lib
 
     client = redis_lib.Redis(port=redis_server.port, socket_timeout=0.3)
-    app = create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": client,
-                      "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.6, "SSE_WAIT_SLICE_SECONDS": 0.1})
+    app = create_app(
+        {
+            "REDIS_URL": redis_server.url,
+            "REDIS_CLIENT": client,
+            "SCHEDULER": NoScheduler(),
+            "SSE_HEARTBEAT_SECONDS": 0.6,
+            "SSE_WAIT_SLICE_SECONDS": 0.1,
+        }
+    )
     assert DEFAULTS["SSE_WAIT_SLICE_SECONDS"] < redis_lib.Connection().socket_timeout
     with serving(app) as base:
         game_id, (ann, _bob) = create_toy(base)

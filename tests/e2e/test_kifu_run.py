@@ -73,8 +73,14 @@ def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["PORT"] = str(port)
     log = (tmp_path / "kifu-run.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "entrypoints.cli", "run", "--data", str(tmp_path / "run")],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "entrypoints.cli", "run", "--data", str(tmp_path / "run")],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until(lambda: requests.get(f"{base}/readyz", timeout=2).status_code == 200, "readyz")
@@ -91,23 +97,34 @@ def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         print((tmp_path / "kifu-run.log").read_text()[-4000:])  # shown by pytest when the test fails
 
 
-def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[str, subprocess.Popen[str]],
-                                                               tmp_path: Path) -> None:
+def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
+    kifu_run: tuple[str, subprocess.Popen[str]], tmp_path: Path
+) -> None:
     base, proc = kifu_run
     assert {"san-ban", "nin-nal", "kiri-ai"} <= {g["id"] for g in requests.get(f"{base}/v1/catalog").json()["games"]}
     too_long = requests.get(f"{base}/v1/games/{'x' * 5000}", timeout=TIMEOUT)  # refused by gunicorn itself
     assert too_long.status_code == 414 and too_long.headers["Content-Type"] == "application/problem+json"
     assert too_long.json()["status"] == 414  # API.md: no HTML error pages
-    created = requests.post(f"{base}/v1/games", timeout=TIMEOUT, json={
-        "game": "san-ban", "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
-        "options": {"mode": "standard"}, "deal": {"first": 0, "decks": DECKS}})
+    created = requests.post(
+        f"{base}/v1/games",
+        timeout=TIMEOUT,
+        json={
+            "game": "san-ban",
+            "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
+            "options": {"mode": "standard"},
+            "deal": {"first": 0, "decks": DECKS},
+        },
+    )
     assert created.status_code == 201, created.text
     game_id, ann = created.json()["id"], {"Authorization": f"Bearer {created.json()['seats'][0]['token']}"}
-    with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True,
-                      timeout=TIMEOUT) as stream:
+    with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True, timeout=TIMEOUT) as stream:
         frames = sse_events(stream)
-        placed = requests.post(f"{base}/v1/games/{game_id}/actions", headers=ann, timeout=TIMEOUT,
-                               json={"action": {"type": "place", "cell": 4, "card": "sb-001"}})
+        placed = requests.post(
+            f"{base}/v1/games/{game_id}/actions",
+            headers=ann,
+            timeout=TIMEOUT,
+            json={"action": {"type": "place", "cell": 4, "card": "sb-001"}},
+        )
         assert placed.status_code == 201, placed.text
         bot_moves = (f for f in frames if f["event"] == "action_taken" and f["data"]["data"]["seat"] == 1)
         assert next(bot_moves)["data"]["data"]["action"]["type"] == "place"  # the worker played the bot
@@ -117,17 +134,24 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(kifu_run: tuple[s
     os.kill(worker, signal.SIGKILL)
     wait_until(lambda: child_running(proc.pid, "worker") not in (None, worker), "the worker to be restarted")
     version = requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"]
-    with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True, timeout=TIMEOUT,
-                      params={"after": version}) as stream:
+    with requests.get(
+        f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True, timeout=TIMEOUT, params={"after": version}
+    ) as stream:
         frames = sse_events(stream)
-        placed = requests.post(f"{base}/v1/games/{game_id}/actions", headers=ann, timeout=TIMEOUT,
-                               json={"action": {"type": "place", "cell": empty_cell(base, game_id), "card": "sb-002"}})
+        placed = requests.post(
+            f"{base}/v1/games/{game_id}/actions",
+            headers=ann,
+            timeout=TIMEOUT,
+            json={"action": {"type": "place", "cell": empty_cell(base, game_id), "card": "sb-002"}},
+        )
         assert placed.status_code == 201, placed.text
         seats = (f["data"]["data"]["seat"] for f in frames if f["event"] == "action_taken")
         assert next(seats) == 0 and next(seats) == 1  # the restarted worker played the bot
 
-    listed = wait_until(lambda: requests.get(f"{base}/v1/games", params={"game": "san-ban"}).json()["items"],
-                        "the projector to list the game")
+    listed = wait_until(
+        lambda: requests.get(f"{base}/v1/games", params={"game": "san-ban"}).json()["items"],
+        "the projector to list the game",
+    )
     assert [g["id"] for g in listed] == [game_id]
 
     proc.send_signal(signal.SIGINT)  # Ctrl-C (SIGTERM takes the same path)

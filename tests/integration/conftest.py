@@ -15,15 +15,15 @@ from service.ports import NoScheduler
 
 @pytest.fixture
 def app(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[Flask]:
-    yield create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": redis_client,
-                      "TESTING": True})
+    yield create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": redis_client, "TESTING": True})
 
 
 @pytest.fixture
 def quiet_app(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[Flask]:
     """An app whose service schedules no bot jobs (for tests that drive every seat)."""
-    yield create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": redis_client,
-                      "SCHEDULER": NoScheduler(), "TESTING": True})
+    yield create_app(
+        {"REDIS_URL": redis_server.url, "REDIS_CLIENT": redis_client, "SCHEDULER": NoScheduler(), "TESTING": True}
+    )
 
 
 @pytest.fixture

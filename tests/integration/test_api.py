@@ -32,39 +32,48 @@ def test_create_returns_tokens_once_and_the_view(client: FlaskClient) -> None:
     assert body["seats"][0]["token"] not in stored  # tokens are kept only as hashes
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"players": TWO}, "game"),
-    ({"game": "toy"}, "players"),
-    ({"game": "toy", "players": [{"name": ""}, {"name": "b"}]}, "players"),
-    ({"game": "toy", "players": TWO, "colour": "red"}, "colour"),
-    ({"game": "toy", "players": "ann"}, "players"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"players": TWO}, "game"),
+        ({"game": "toy"}, "players"),
+        ({"game": "toy", "players": [{"name": ""}, {"name": "b"}]}, "players"),
+        ({"game": "toy", "players": TWO, "colour": "red"}, "colour"),
+        ({"game": "toy", "players": "ann"}, "players"),
+    ],
+)
 def test_create_refuses_bad_bodies_with_field_errors(client: FlaskClient, body: dict, field: str) -> None:
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422 and r.content_type == "application/problem+json"
     assert field in r.json["errors"]
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"game": "chess", "players": TWO}, "unknown game"),
-    ({"game": "toy", "players": TWO[:1]}, "needs 2-2 players"),
-    ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, "must be one of"),
-    ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, "unknown bot"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"game": "chess", "players": TWO}, "unknown game"),
+        ({"game": "toy", "players": TWO[:1]}, "needs 2-2 players"),
+        ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, "must be one of"),
+        ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, "unknown bot"),
+    ],
+)
 def test_create_refuses_bad_games_with_a_reason(client: FlaskClient, body: dict, words: str) -> None:
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422 and words in r.json["detail"]
 
 
-@pytest.mark.parametrize("body, errors", [
-    ({"game": "chess", "players": TWO}, {"game"}),
-    ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, {"options": {"rounds"}}),
-    ({"game": "toy", "players": TWO, "options": {"colour": "red"}}, {"options": {"colour"}}),
-    ({"game": "toy", "players": TWO, "options": {"move_timeout_s": 0}}, {"options": {"move_timeout_s"}}),
-    ({"game": "toy", "players": TWO[:1]}, {"players"}),
-    ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, {"players"}),
-    ({"game": "toy", "players": TWO, "deal": {"nonsense": 1}}, {"deal"}),
-])
+@pytest.mark.parametrize(
+    "body, errors",
+    [
+        ({"game": "chess", "players": TWO}, {"game"}),
+        ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, {"options": {"rounds"}}),
+        ({"game": "toy", "players": TWO, "options": {"colour": "red"}}, {"options": {"colour"}}),
+        ({"game": "toy", "players": TWO, "options": {"move_timeout_s": 0}}, {"options": {"move_timeout_s"}}),
+        ({"game": "toy", "players": TWO[:1]}, {"players"}),
+        ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, {"players"}),
+        ({"game": "toy", "players": TWO, "deal": {"nonsense": 1}}, {"deal"}),
+    ],
+)
 def test_invalid_games_name_the_field_under_errors(client: FlaskClient, body: dict, errors: Any) -> None:
     """API.md: validation errors carry ``errors`` (field -> messages), also the rules' own checks."""
     r = client.post("/v1/games", json=body)
@@ -83,7 +92,7 @@ def test_malformed_json_is_400_problem(client: FlaskClient) -> None:
         assert r.status_code == 400 and r.content_type == "application/problem+json"
 
 
-@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", str(2**63), str(-2**63 - 1)])
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999", str(2**63), str(-(2**63) - 1)])
 def test_non_json_numbers_are_400_not_500(client: FlaskClient, number: str) -> None:
     game_id, (ann, _bob, _s) = create(client, "toy", TWO)
     body = f'{{"action": {{"type": "pick", "n": {number}}}}}'
@@ -95,9 +104,11 @@ def test_non_json_numbers_are_400_not_500(client: FlaskClient, number: str) -> N
 def test_deeply_nested_bodies_are_400_not_500(client: FlaskClient, depth: int) -> None:
     game_id, (ann, _bob, _s) = create(client, "toy", TWO)
     nested = "[" * depth + "]" * depth
-    for path, body, headers in [("/v1/games", nested, {}), ("/v1/audits", nested, {}),
-                                (f"/v1/games/{game_id}/actions",
-                                 f'{{"action": {{"type": "pick", "n": {nested}}}}}', ann.headers)]:
+    for path, body, headers in [
+        ("/v1/games", nested, {}),
+        ("/v1/audits", nested, {}),
+        (f"/v1/games/{game_id}/actions", f'{{"action": {{"type": "pick", "n": {nested}}}}}', ann.headers),
+    ]:
         r = client.post(path, data=body, content_type="application/json", headers=headers)
         assert r.status_code == 400 and r.content_type == "application/problem+json", (path, r.json)
     assert client.get(f"/v1/games/{game_id}/events").json["items"][-1]["seq"] == 2  # nothing appended
@@ -161,8 +172,11 @@ def test_a_bad_idempotency_key_is_refused_before_anything_happens(client: FlaskC
 
 
 def test_seat_tokens_are_random_not_derived(client: FlaskClient) -> None:
-    tokens = [s["token"] for _ in range(3) for s in
-              client.post("/v1/games", json={"game": "toy", "players": TWO}).json["seats"]]
+    tokens = [
+        s["token"]
+        for _ in range(3)
+        for s in client.post("/v1/games", json={"game": "toy", "players": TWO}).json["seats"]
+    ]
     assert len(set(tokens)) == len(tokens) and all(len(t) >= 43 for t in tokens)  # 256 bits, urlsafe base64
 
 
@@ -170,8 +184,13 @@ SECRET_PICK = {"type": "pick", "n": 3}
 
 
 def everything_seat_1_can_read(client: FlaskClient, bob: Seat, game_id: str) -> str:
-    texts = [bob.get().data, bob.get("/actions").data, bob.get("/events").data, bob.get("/record").data,
-             bob.get("/audit").data]
+    texts = [
+        bob.get().data,
+        bob.get("/actions").data,
+        bob.get("/events").data,
+        bob.get("/record").data,
+        bob.get("/audit").data,
+    ]
     texts += [bob.get(f"/replay?step={n}").data for n in range(1, bob.get().json["version"] + 1)]
     texts += [bob.get(f"/replay?step={n}&as=1").data for n in range(1, bob.get().json["version"] + 1)]
     return b"\n".join(texts).decode()

@@ -63,8 +63,9 @@ def read_everything(seat: Seat, reading: Reading, version: int) -> None:
     reading.events.update({e["seq"]: e for e in page["items"]})
 
 
-def play_and_read(client: Any, game_id: str, options: Mapping[str, Any], players: int, deal: Any,
-                  seed: int) -> tuple[str, list[Reading]]:
+def play_and_read(
+    client: Any, game_id: str, options: Mapping[str, Any], players: int, deal: Any, seed: int
+) -> tuple[str, list[Reading]]:
     body: dict[str, Any] = {"options": dict(options)}
     if deal is not None:
         body["deal"] = deal
@@ -87,14 +88,18 @@ def play_and_read(client: Any, game_id: str, options: Mapping[str, Any], players
     return gid, readings
 
 
-def format_1_readings(game_id: str, truth: Sequence[Mapping[str, Any]],
-                      readings: Sequence[Reading]) -> list[Reading]:
+def format_1_readings(game_id: str, truth: Sequence[Mapping[str, Any]], readings: Sequence[Reading]) -> list[Reading]:
     """What each viewer would have read of the same game from a format-1 server (the control)."""
     old, prev = [], "0" * 64
     for env in truth:
         ev = to_event(env)
-        body = {"seq": env["seq"], "type": ev.type, "data": dict(ev.data),
-                "private": {k: dict(v) for k, v in ev.private.items()}, "at": env["at"]}
+        body = {
+            "seq": env["seq"],
+            "type": ev.type,
+            "data": dict(ev.data),
+            "private": {k: dict(v) for k, v in ev.private.items()},
+            "at": env["at"],
+        }
         digest = chain_hash(prev, body)
         old.append({**body, "prev": prev, "hash": digest})
         prev = digest
@@ -110,11 +115,14 @@ def format_1_readings(game_id: str, truth: Sequence[Mapping[str, Any]],
     return out
 
 
-@pytest.mark.parametrize("game_id, options, players, deal", CONFIGS,
-                         ids=[f"{g}-{n}p-{o or ''}{'-dealt' if d else ''}" for g, o, n, d in CONFIGS])
+@pytest.mark.parametrize(
+    "game_id, options, players, deal",
+    CONFIGS,
+    ids=[f"{g}-{n}p-{o or ''}{'-dealt' if d else ''}" for g, o, n, d in CONFIGS],
+)
 def test_no_guess_about_a_hidden_part_can_be_checked_while_the_game_runs(
-        quiet_app: Flask, redis_client: redis.Redis, game_id: str, options: dict[str, Any], players: int,
-        deal: Any) -> None:
+    quiet_app: Flask, redis_client: redis.Redis, game_id: str, options: dict[str, Any], players: int, deal: Any
+) -> None:
     gid, readings = play_and_read(quiet_app.test_client(), game_id, options, players, deal, seed=len(str(options)))
     truth = [e for e in EventStore(redis_client).read_all(gid) if e["type"] != GAME_SEALED]
     attacked = [e for e in truth if any(e["seq"] in r.events for r in readings)]

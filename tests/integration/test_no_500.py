@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.support.api import create
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False) | st.text(max_size=12),
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False) | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
@@ -48,12 +48,21 @@ def test_any_action_on_each_game(quiet_app: Flask, actions: list[Any], version: 
         for action in actions:
             for seat in seats[:2]:
                 assert_no_500(seat.act(action if isinstance(action, dict) else {"type": action}))
-                assert_no_500(seat.client.post(f"/v1/games/{seat.game_id}/actions", headers=seat.headers,
-                                               json={"action": action, "expected_version": version}))
+                assert_no_500(
+                    seat.client.post(
+                        f"/v1/games/{seat.game_id}/actions",
+                        headers=seat.headers,
+                        json={"action": action, "expected_version": version},
+                    )
+                )
 
 
-@given(record=JSON, query=st.dictionaries(st.sampled_from(["step", "as", "after", "limit", "cursor", "x"]),
-                                          st.text(max_size=6), max_size=3))
+@given(
+    record=JSON,
+    query=st.dictionaries(
+        st.sampled_from(["step", "as", "after", "limit", "cursor", "x"]), st.text(max_size=6), max_size=3
+    ),
+)
 @SETTINGS
 def test_audits_and_queries_with_any_input(quiet_app: Flask, record: Any, query: dict[str, str]) -> None:
     client = quiet_app.test_client()

@@ -43,14 +43,19 @@ def spec_dict() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def openapi() -> OpenAPI:
     # openapi-core knows application/json and text/plain; teach it the other two types used
-    config = Config(extra_media_type_deserializers={"application/problem+json": json.loads,
-                                                    "text/event-stream": lambda raw: raw.decode()})
+    config = Config(
+        extra_media_type_deserializers={
+            "application/problem+json": json.loads,
+            "text/event-stream": lambda raw: raw.decode(),
+        }
+    )
     return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
 
 
 def make_app(redis_server: EmbeddedRedis, client: redis.Redis) -> Flask:
-    return create_app({"REDIS_URL": redis_server.url, "REDIS_CLIENT": client,
-                       "SCHEDULER": NoScheduler(), "TESTING": True})
+    return create_app(
+        {"REDIS_URL": redis_server.url, "REDIS_CLIENT": client, "SCHEDULER": NoScheduler(), "TESTING": True}
+    )
 
 
 @pytest.fixture
@@ -75,9 +80,17 @@ class Contract:
         self.openapi = openapi
         self.spec = spec
 
-    def call(self, method: str, path: str, expect: int, *, token: str | None = None,
-             headers: dict[str, str] | None = None, request_valid: bool = True,
-             **kw: Any) -> TestResponse:
+    def call(
+        self,
+        method: str,
+        path: str,
+        expect: int,
+        *,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        request_valid: bool = True,
+        **kw: Any,
+    ) -> TestResponse:
         """Send, check the status, validate request and answer; ``kw`` goes to
         ``EnvironBuilder`` (``json``, ``data``, ``query_string``, ...).
 
@@ -102,8 +115,9 @@ class Contract:
             assert response.json["status"] == expect
         return response
 
-    def act(self, game_id: str, token: str | None, action: dict[str, Any], expect: int = 201,
-            **kw: Any) -> TestResponse:
+    def act(
+        self, game_id: str, token: str | None, action: dict[str, Any], expect: int = 201, **kw: Any
+    ) -> TestResponse:
         body = {"action": action, **kw.pop("body", {})}
         path = f"/v1/games/{game_id}/actions"
         return self.call("post", path, expect, token=token, json=body, **kw)
@@ -145,11 +159,18 @@ def test_spec_is_valid_openapi(spec_dict: dict[str, Any]) -> None:
 
 
 def test_spec_paths_are_exactly_the_app_routes(api_app: Flask, spec_dict: dict[str, Any]) -> None:
-    routes = {(spec_path_of(rule.rule), method.lower())
-              for rule in api_app.url_map.iter_rules() if rule.endpoint != "static"
-              for method in rule.methods - {"HEAD", "OPTIONS"}}
-    documented = {(template(path), method) for path, item in spec_dict["paths"].items()
-                  for method in item if method in HTTP_METHODS}
+    routes = {
+        (spec_path_of(rule.rule), method.lower())
+        for rule in api_app.url_map.iter_rules()
+        if rule.endpoint != "static"
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+    }
+    documented = {
+        (template(path), method)
+        for path, item in spec_dict["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    }
     assert routes - documented == set(), "routes missing from openapi.yaml"
     assert documented - routes == set(), "documented paths the app does not serve"
 
@@ -197,15 +218,18 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
     page = api.call("get", events, 200, query_string={"after": 1, "limit": 2}).json
     assert [e["seq"] for e in page["items"]] == [2, 3] and page["next"] == 3
     api.call("get", events, 200, token=tokens[0])
-    api.call("get", f"/v1/games/{gid}/replay", 200, token=tokens[0],
-             query_string={"step": 3, "as": 0})
+    api.call("get", f"/v1/games/{gid}/replay", 200, token=tokens[0], query_string={"step": 3, "as": 0})
     api.call("get", f"/v1/games/{gid}/replay", 200, query_string={"step": 5})
     running = api.call("get", f"/v1/games/{gid}/record", 200).json
     assert running["complete"] is False and "note" in running
     early = api.call("post", "/v1/audits", 200, json=running).json  # the chain checks; the rest must wait
     assert early["verified"] is False
-    assert {c["name"]: c["ok"] for c in early["checks"]} == {"format": True, "hash_chain": True, "header": True,
-                                                            "complete": False}
+    assert {c["name"]: c["ok"] for c in early["checks"]} == {
+        "format": True,
+        "hash_chain": True,
+        "header": True,
+        "complete": False,
+    }
     assert api.call("get", f"/v1/games/{gid}/audit", 200).json["verified"] is True
 
     older = api.call("post", "/v1/games", 201, json={"game": "toy", "players": TWO}).json["id"]
@@ -226,8 +250,7 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
         query = {"step": 3} if seat is None else {"step": 3, "as": seat}
         api.call("get", f"/v1/games/{gid}/replay", 200, query_string=query)
 
-    stream = api.call("get", f"/v1/games/{gid}/events/stream", 200,
-                      headers={"Last-Event-ID": "10"})
+    stream = api.call("get", f"/v1/games/{gid}/events/stream", 200, headers={"Last-Event-ID": "10"})
     frames = stream.get_data(as_text=True)
     assert frames.startswith("retry: 1000") and "id: 11\n" in frames and "id: 10\n" not in frames
     assert frames.rstrip().split("\n")[-2] == "event: game_sealed"
@@ -248,8 +271,12 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
 
 
 def test_bot_seats_have_no_token(api: Contract) -> None:
-    body = {"game": "toy", "players": [{"name": "ann"}, {"name": "rob", "bot": "random"}],
-            "options": {"rounds": 2}, "deal": {"cards": [1, 2, 3]}}
+    body = {
+        "game": "toy",
+        "players": [{"name": "ann"}, {"name": "rob", "bot": "random"}],
+        "options": {"rounds": 2},
+        "deal": {"cards": [1, 2, 3]},
+    }
     key = {"Idempotency-Key": "create-1"}
     created = api.call("post", "/v1/games", 201, json=body, headers=key).json
     assert [s["token"] is None for s in created["seats"]] == [False, True]
@@ -259,13 +286,13 @@ def test_bot_seats_have_no_token(api: Contract) -> None:
     assert record["seats"][1]["bot_info"]["name"] == "random"
 
 
-def test_503_problem_when_redis_is_down(redis_server: EmbeddedRedis, openapi: OpenAPI,
-                                             spec_dict: dict[str, Any]) -> None:
+def test_503_problem_when_redis_is_down(
+    redis_server: EmbeddedRedis, openapi: OpenAPI, spec_dict: dict[str, Any]
+) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused at once
         # no retries: redis-py's default retry backs off (sleeps) between attempts
-        down = redis.Redis(port=sock.getsockname()[1], socket_connect_timeout=1,
-                           retry=Retry(NoBackoff(), 0))
+        down = redis.Redis(port=sock.getsockname()[1], socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
         contract = Contract(make_app(redis_server, down).test_client(), openapi, spec_dict)
         assert contract.call("get", "/readyz", 503).json["status"] == "unavailable"
         contract.call("get", "/healthz", 200)
@@ -274,8 +301,7 @@ def test_503_problem_when_redis_is_down(redis_server: EmbeddedRedis, openapi: Op
         assert "event store" in created.json["detail"]
         contract.call("get", "/v1/games/g_x", 503)
         contract.call("get", "/v1/games", 503)
-        contract.call("post", "/v1/games/g_x/actions", 503, token="a" * 43,
-                      json={"action": {"type": "ack"}})
+        contract.call("post", "/v1/games/g_x/actions", 503, token="a" * 43, json={"action": {"type": "ack"}})
 
 
 # -- every error status -------------------------------------------------------------------
@@ -283,10 +309,8 @@ def test_503_problem_when_redis_is_down(redis_server: EmbeddedRedis, openapi: Op
 
 def test_400_malformed_json(api: Contract, game: dict[str, Any]) -> None:
     token = game["seats"][0]["token"]
-    for path, extra in (("/v1/games", {}), ("/v1/audits", {}),
-                        (f"/v1/games/{game['id']}/actions", {"token": token})):
-        api.call("post", path, 400, data="{nope", content_type="application/json",
-                 request_valid=False, **extra)
+    for path, extra in (("/v1/games", {}), ("/v1/audits", {}), (f"/v1/games/{game['id']}/actions", {"token": token})):
+        api.call("post", path, 400, data="{nope", content_type="application/json", request_valid=False, **extra)
 
 
 def test_401_unknown_missing_or_malformed_token(api: Contract, game: dict[str, Any]) -> None:
@@ -342,10 +366,8 @@ def test_422_schema_errors_carry_field_errors(api: Contract, game: dict[str, Any
         ("post", "/v1/games", {"json": {"game": "toy", "players": [{"name": ""}]}}, "players"),
         ("post", "/v1/games", {"json": ["not", "an", "object"]}, "_schema"),
         ("post", acts, {"json": {"act": pick}, "token": token}, "action"),
-        ("post", acts, {"json": {"action": pick, "expected_version": "2"}, "token": token},
-         "expected_version"),
-        ("post", acts, {"json": {"action": pick}, "token": token,
-                        "headers": {"If-Match": "latest"}}, "If-Match"),
+        ("post", acts, {"json": {"action": pick, "expected_version": "2"}, "token": token}, "expected_version"),
+        ("post", acts, {"json": {"action": pick}, "token": token, "headers": {"If-Match": "latest"}}, "If-Match"),
         ("get", "/v1/games", {"query_string": {"status": "paused"}}, "status"),
         ("get", "/v1/games", {"query_string": {"limit": 0}}, "limit"),
         ("get", "/v1/games", {"query_string": {"cursor": "bogus"}}, "cursor"),
@@ -354,8 +376,7 @@ def test_422_schema_errors_carry_field_errors(api: Contract, game: dict[str, Any
         ("get", f"/v1/games/{gid}/replay", {}, "step"),
         ("get", f"/v1/games/{gid}/replay", {"query_string": {"step": 0}}, "step"),
         ("get", f"/v1/games/{gid}/events", {"query_string": {"after": 2**60}}, "after"),
-        ("post", acts, {"json": {"action": pick, "expected_version": 2**60}, "token": token},
-         "expected_version"),
+        ("post", acts, {"json": {"action": pick, "expected_version": 2**60}, "token": token}, "expected_version"),
     ]
     for method, path, kw, field in cases:
         r = api.call(method, path, 422, request_valid=False, **kw)
@@ -370,9 +391,12 @@ def test_422_rule_violations_explain_the_rule(api: Contract, game: dict[str, Any
     for action in ({"type": "ack"}, {"type": "pick", "n": 9}, {"type": "pick"}):
         r = api.act(gid, token, action, 422)
         assert r.json["detail"] and "errors" not in r.json
-    for body in ({"game": "chess", "players": TWO}, {"game": "toy", "players": TWO[:1]},
-                 {"game": "toy", "players": TWO, "options": {"rounds": 7}},
-                 {"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}):
+    for body in (
+        {"game": "chess", "players": TWO},
+        {"game": "toy", "players": TWO[:1]},
+        {"game": "toy", "players": TWO, "options": {"rounds": 7}},
+        {"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]},
+    ):
         assert api.call("post", "/v1/games", 422, json=body).json["detail"]
     for query in ({"step": 99}, {"step": 1, "as": 5}):
         api.call("get", f"/v1/games/{gid}/replay", 422, query_string=query)

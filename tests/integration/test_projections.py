@@ -100,8 +100,9 @@ def test_an_entry_delivered_twice_is_applied_once(client: FlaskClient, redis_cli
     assert redis_client.xpending(feed, GROUP)["pending"] == 0
 
 
-def test_a_rebuild_while_a_projector_runs_pauses_it_and_both_end_right(client: FlaskClient,
-                                                                       redis_client: redis.Redis) -> None:
+def test_a_rebuild_while_a_projector_runs_pauses_it_and_both_end_right(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
     """kifu rebuild-projections on a live service: the projector pauses, nothing crashes, nothing is lost."""
     make_games(client)
     live = projector(client, consumer="live")
@@ -133,8 +134,7 @@ def test_a_rebuild_while_a_projector_runs_pauses_it_and_both_end_right(client: F
     assert client.get("/v1/games?player=zed").json["items"][0]["id"] == new_game
 
 
-def test_a_rebuild_is_refused_while_a_projector_does_not_pause(client: FlaskClient,
-                                                               redis_client: redis.Redis) -> None:
+def test_a_rebuild_is_refused_while_a_projector_does_not_pause(client: FlaskClient, redis_client: redis.Redis) -> None:
     make_games(client)
     projector(client).run_until_idle()
     redis_client.set("kifu:projector:alive:silent", "1", ex=60)  # a projector that is alive but stuck

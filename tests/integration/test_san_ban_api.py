@@ -20,8 +20,13 @@ CARD = re.compile(r"sb-\d{3}")
 def readable_by(reader: Seat) -> str:
     """Everything ``reader`` can fetch about the game, as one text."""
     version = reader.get().json["version"]
-    parts = [reader.get().data, reader.get("/actions").data, reader.get("/events?limit=1000").data,
-             reader.get("/record").data, reader.get("/audit").data]
+    parts = [
+        reader.get().data,
+        reader.get("/actions").data,
+        reader.get("/events?limit=1000").data,
+        reader.get("/record").data,
+        reader.get("/audit").data,
+    ]
     parts += [reader.get(f"/replay?step={n}").data for n in range(1, version + 1)]
     return b"\n".join(parts).decode()
 
@@ -33,8 +38,13 @@ def unplayed_cards_of_seat_0_seen_by(reader: Seat, spectator: Seat) -> set[str]:
 
 def test_gamer_mode_never_shows_seat_0s_cards_to_seat_1_or_spectators(quiet_app) -> None:
     client = quiet_app.test_client()
-    _game, (ann, bob, spectator) = create(client, "san-ban", [{"name": "ann"}, {"name": "bob"}],
-                                          options={"mode": "gamer"}, deal={"first": 0, "decks": [DECK_0, DECK_1]})
+    _game, (ann, bob, spectator) = create(
+        client,
+        "san-ban",
+        [{"name": "ann"}, {"name": "bob"}],
+        options={"mode": "gamer"},
+        deal={"first": 0, "decks": [DECK_0, DECK_1]},
+    )
     rnd = random.Random(3)
     checked = 0
     while spectator.get().json["status"] == "active":
@@ -52,8 +62,13 @@ def test_gamer_mode_never_shows_seat_0s_cards_to_seat_1_or_spectators(quiet_app)
 
 def test_standard_mode_chosen_hand_is_secret_until_both_chose(quiet_app) -> None:
     client = quiet_app.test_client()
-    _game, (ann, bob, spectator) = create(client, "san-ban", [{"name": "ann"}, {"name": "bob"}],
-                                          options={"mode": "standard"}, deal={"first": 0, "decks": [DECK_0, DECK_1]})
+    _game, (ann, bob, spectator) = create(
+        client,
+        "san-ban",
+        [{"name": "ann"}, {"name": "bob"}],
+        options={"mode": "standard"},
+        deal={"first": 0, "decks": [DECK_0, DECK_1]},
+    )
     assert ann.act({"type": "choose_hand", "cards": DECK_0[1:]}).status_code == 201
     assert ann.get().json["my_choice"] == {"type": "choose_hand", "cards": DECK_0[1:]}
     for reader in (bob, spectator):
@@ -62,10 +77,12 @@ def test_standard_mode_chosen_hand_is_secret_until_both_chose(quiet_app) -> None
     assert spectator.get().json["state"]["hands"][0] == DECK_0[1:]  # open hands once revealed
 
 
-def test_two_greedy_bots_finish_a_san_ban_game_through_the_worker(client: FlaskClient,
-                                                                   redis_client: redis.Redis) -> None:
-    _game, (_a, _b, spectator) = create(client, "san-ban", [{"name": "g", "bot": "greedy"},
-                                                            {"name": "r", "bot": "random"}])
+def test_two_greedy_bots_finish_a_san_ban_game_through_the_worker(
+    client: FlaskClient, redis_client: redis.Redis
+) -> None:
+    _game, (_a, _b, spectator) = create(
+        client, "san-ban", [{"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"}]
+    )
     SimpleWorker([Queue(QUEUE_NAME, connection=redis_client)], connection=redis_client).work(burst=True)
     view = spectator.get().json
     assert view["status"] == "finished" and sum(view["result"]["scores"]) == 10

@@ -20,8 +20,13 @@ def game_id() -> str:
 
 
 def batch(n: int, first: int = 1, prev: str = GENESIS, tag: str = "x") -> list[dict]:
-    return envelopes([Event("thing_happened", {"i": i, "tag": tag}) for i in range(n)], first, prev,
-                     "2026-01-01T00:00:00.000Z", SALTS)
+    return envelopes(
+        [Event("thing_happened", {"i": i, "tag": tag}) for i in range(n)],
+        first,
+        prev,
+        "2026-01-01T00:00:00.000Z",
+        SALTS,
+    )
 
 
 @pytest.fixture
@@ -72,8 +77,10 @@ def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
     with pytest.raises(VersionConflict):
         store.append(gid, batch(5, first=2, prev=envs[-1]["hash"]), 1, envs[0]["hash"])
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
-        store._append(keys=[store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m"],
-                      args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "{}"])
+        store._append(
+            keys=[store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m"],
+            args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "{}"],
+        )
     assert store.redis.dump(store.log_key(gid)) == before
     assert store.head(gid).version == 2
 
@@ -83,8 +90,9 @@ def test_idempotency_returns_the_first_record_and_appends_nothing(store: EventSt
     envs = batch(1)
     store.append(gid, envs, 0, GENESIS, idempotency=("key-1", {"first": 1}))
     with pytest.raises(DuplicateCommand) as dup:
-        store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"],
-                     idempotency=("key-1", {"first": 2}))
+        store.append(
+            gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], idempotency=("key-1", {"first": 2})
+        )
     assert dup.value.record == {"first": 1}
     assert store.head(gid).version == 1
 
@@ -94,8 +102,10 @@ def test_feed_gets_one_entry_per_command_in_the_games_partition(store: EventStor
     store.append(gid, batch(2), 0, GENESIS)
     entries = store.redis.xrange(store.feed_key(store.partition(gid)))
     assert [(f[b"g"], f[b"from"], f[b"to"]) for _, f in entries] == [(gid.encode(), b"1", b"2")]
-    tags = {k.split("}")[0] for k in (store.log_key(gid), store.head_key(gid), store.meta_key(gid),
-                                      store.feed_key(store.partition(gid)))}
+    tags = {
+        k.split("}")[0]
+        for k in (store.log_key(gid), store.head_key(gid), store.meta_key(gid), store.feed_key(store.partition(gid)))
+    }
     assert len(tags) == 1  # one hash tag: the script runs on Redis Cluster too
 
 

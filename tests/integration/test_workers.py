@@ -20,8 +20,9 @@ def work(client: redis.Redis) -> None:
 
 
 def test_two_bots_play_a_whole_game(client: FlaskClient, redis_client: redis.Redis) -> None:
-    _game_id, (a, b, spectator) = create(client, "toy", [{"name": "r1", "bot": "random"},
-                                                        {"name": "r2", "bot": "random"}])
+    _game_id, (a, b, spectator) = create(
+        client, "toy", [{"name": "r1", "bot": "random"}, {"name": "r2", "bot": "random"}]
+    )
     assert a.token is None and b.token is None
     work(redis_client)
     view = spectator.get().json
@@ -55,10 +56,10 @@ def test_duplicated_and_late_bot_jobs_append_nothing(client: FlaskClient, redis_
     assert spectator.get().json["version"] == moved_on
 
 
-def test_a_slow_human_gets_a_random_move_when_the_timeout_fires(client: FlaskClient,
-                                                                redis_client: redis.Redis) -> None:
-    _game_id, (ann, _bob, spectator) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}],
-                                            options={"move_timeout_s": 30})
+def test_a_slow_human_gets_a_random_move_when_the_timeout_fires(client: FlaskClient, redis_client: redis.Redis) -> None:
+    _game_id, (ann, _bob, spectator) = create(
+        client, "toy", [{"name": "ann"}, {"name": "bob"}], options={"move_timeout_s": 30}
+    )
     queue = Queue(QUEUE_NAME, connection=redis_client)
     registry = ScheduledJobRegistry(queue=queue)
     jobs = registry.get_job_ids()

@@ -24,8 +24,9 @@ class Seat:
         return self.client.get(f"/v1/games/{self.game_id}{path}", headers=self.headers, **kw)
 
     def act(self, action: dict[str, Any], **body: Any) -> Any:
-        return self.client.post(f"/v1/games/{self.game_id}/actions", json={"action": action, **body},
-                                headers=self.headers)
+        return self.client.post(
+            f"/v1/games/{self.game_id}/actions", json={"action": action, **body}, headers=self.headers
+        )
 
 
 def create(client: FlaskClient, game: str, players: list[dict[str, Any]], **body: Any) -> tuple[str, list[Seat]]:

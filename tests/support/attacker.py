@@ -86,8 +86,11 @@ def universe(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
         elif isinstance(value, (list, tuple)):
             for v in value:
                 walk(v, key)
-        elif isinstance(value, str | int) and not isinstance(value, bool | None) and \
-                not (isinstance(value, str) and SALTISH.match(value)):
+        elif (
+            isinstance(value, str | int)
+            and not isinstance(value, bool | None)
+            and not (isinstance(value, str) and SALTISH.match(value))
+        ):
             found.setdefault(key, set()).add(value)
 
     for env in envelopes:
@@ -107,8 +110,9 @@ def _blind(value: Any, known: set[str], stand_in: str) -> Any:
     return value
 
 
-def variants(part: Mapping[str, Any], alphabet: Mapping[str, Sequence[Any]], rnd: random.Random,
-             depth: int = 0) -> list[dict[str, Any]]:
+def variants(
+    part: Mapping[str, Any], alphabet: Mapping[str, Sequence[Any]], rnd: random.Random, depth: int = 0
+) -> list[dict[str, Any]]:
     """Other plausible contents for ``part``: reordered lists, swapped cards, other values."""
     out: list[dict[str, Any]] = []
     for key, value in part.items():
@@ -119,8 +123,9 @@ def variants(part: Mapping[str, Any], alphabet: Mapping[str, Sequence[Any]], rnd
     return list(unique.values())[:MAX_CANDIDATES]
 
 
-def _value_variants(key: str, value: Any, alphabet: Mapping[str, Sequence[Any]], rnd: random.Random,
-                    depth: int) -> list[Any]:
+def _value_variants(
+    key: str, value: Any, alphabet: Mapping[str, Sequence[Any]], rnd: random.Random, depth: int
+) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return [not value] if isinstance(value, bool) else []
     if isinstance(value, str):
@@ -134,8 +139,7 @@ def _value_variants(key: str, value: Any, alphabet: Mapping[str, Sequence[Any]],
     return []
 
 
-def _list_variants(key: str, value: list[Any], alphabet: Mapping[str, Sequence[Any]],
-                   rnd: random.Random) -> list[Any]:
+def _list_variants(key: str, value: list[Any], alphabet: Mapping[str, Sequence[Any]], rnd: random.Random) -> list[Any]:
     if any(isinstance(v, str) and SALTISH.match(v) for v in value):
         return []
     if len(value) <= 5:
@@ -202,10 +206,11 @@ class Attacker:
         orders = list(itertools.islice(itertools.permutations(range(len(hidden))), MAX_ASSIGNMENTS))
         return {"@joint": [{a: parts[i] for a, i in zip(hidden, order)} for order in orders]}
 
-    def _splits(self, env: Mapping[str, Any], shown: Mapping[str, Any],
-                candidates: Mapping[str, list[Any]]) -> str | None:
+    def _splits(
+        self, env: Mapping[str, Any], shown: Mapping[str, Any], candidates: Mapping[str, list[Any]]
+    ) -> str | None:
         """The construction whose hashes tell some candidates from others, if any."""
-        (audience, options), = candidates.items()
+        ((audience, options),) = candidates.items()
         for name, construction in self._constructions(env, shown, audience):
             hits = [bool(construction(c) & self.hashes) for c in options]
             if any(hits) and not all(hits):
@@ -235,9 +240,13 @@ class Attacker:
             if env["type"] != CHOICE_COMMITTED:
                 return set()
             seat, step = public.get("seat"), public.get("step")
-            return {commitment(self.game_id, seat, step, i, p, s)
-                    for part in parts_of(candidate).values() for i, p in enumerate(part.get("parts", ()))
-                    if (step, seat, i) not in self.revealed for s in salts}
+            return {
+                commitment(self.game_id, seat, step, i, p, s)
+                for part in parts_of(candidate).values()
+                for i, p in enumerate(part.get("parts", ()))
+                if (step, seat, i) not in self.revealed
+                for s in salts
+            }
 
         yield "format-1 chain hash", format_1_chain
         yield "plain hash of the part", plain

@@ -24,8 +24,9 @@ def salt_source(tag: str = "") -> Callable[[], str]:
 SALTS = salt_source("tests")
 
 
-def sealed_record(events: Sequence[Event], seed: bytes, bots: Mapping[str, Mapping[str, Any]] | None = None,
-                  at: str = AT) -> dict[str, Any]:
+def sealed_record(
+    events: Sequence[Event], seed: bytes, bots: Mapping[str, Mapping[str, Any]] | None = None, at: str = AT
+) -> dict[str, Any]:
     """The portable record of a finished game, through JSON as an auditor reads it."""
     salts = salt_source("record")
     envs = envelopes(events, 1, GENESIS, at, salts)

@@ -36,14 +36,16 @@ class Toy:
     min_players = 2
     max_players = 2
     options: ClassVar[Mapping[str, Option]] = {
-        "rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3), kind="integer")}
+        "rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3), kind="integer")
+    }
     bots: ClassVar[Mapping[str, Bot]] = {}
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> ToyState:
         return ToyState()
 
-    def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
-              deal: Mapping[str, Any] | None) -> list[Event]:
+    def setup(
+        self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
+    ) -> list[Event]:
         if deal is not None and not isinstance(deal.get("cards"), list):
             raise InvalidOptions('a toy deal is {"cards": [n, ...]}')
         cards = list(deal["cards"]) if deal else rng.sample(range(100), 3)

@@ -56,8 +56,15 @@ def first_bad(record: dict[str, Any]) -> int | None:
 def test_a_clean_record_verifies_with_every_check() -> None:
     report = verify_record(finished_record())
     assert report["verified"], report
-    assert [c["name"] for c in report["checks"]] == ["format", "hash_chain", "header", "private_parts", "seed",
-                                                      "commitments", "rederivation"]
+    assert [c["name"] for c in report["checks"]] == [
+        "format",
+        "hash_chain",
+        "header",
+        "private_parts",
+        "seed",
+        "commitments",
+        "rederivation",
+    ]
     assert "6 revealed choices" in report["checks"][5]["detail"]
     assert report["format"] == "kifu-record/2"
 
@@ -169,6 +176,7 @@ def test_every_single_event_mutation_is_rejected() -> None:
 
 # ---------------------------------------------------------------- private parts and their commitments
 
+
 def with_private(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in record["events"] if e["private"]]
 
@@ -239,17 +247,26 @@ def test_a_record_of_a_game_in_progress_checks_its_chain_but_is_not_verified() -
     from domain.record import withheld_envelope
 
     record = finished_record()
-    running = {**record, "complete": False, "seed": None,
-               "events": [withheld_envelope(e) for e in record["events"][:-2]]}
+    running = {
+        **record,
+        "complete": False,
+        "seed": None,
+        "events": [withheld_envelope(e) for e in record["events"][:-2]],
+    }
     running["head"] = running["events"][-1]["hash"]
     report = verify_record(running)
-    assert {c["name"]: c["ok"] for c in report["checks"]} == {"format": True, "hash_chain": True, "header": True,
-                                                             "complete": False}
+    assert {c["name"]: c["ok"] for c in report["checks"]} == {
+        "format": True,
+        "hash_chain": True,
+        "header": True,
+        "complete": False,
+    }
     running["events"][3]["data"]["seat"] = 1 - running["events"][3]["data"]["seat"]
     assert not next(c for c in verify_record(running)["checks"] if c["name"] == "hash_chain")["ok"]
 
 
 # ---------------------------------------------------------------- the old format (kifu-record/1)
+
 
 def old_format(record: dict[str, Any], upto: int | None = None) -> dict[str, Any]:
     """``record`` rewritten in format 1 (private parts hashed in the clear), for its first ``upto`` events."""
@@ -260,8 +277,7 @@ def old_format(record: dict[str, Any], upto: int | None = None) -> dict[str, Any
         for key in ("v", "private_commitments", "private_salts"):
             env.pop(key)
         env["prev"] = prev
-        body = {"seq": env["seq"], "type": env["type"], "data": env["data"], "private": env["private"],
-                "at": env["at"]}
+        body = {"seq": env["seq"], "type": env["type"], "data": env["data"], "private": env["private"], "at": env["at"]}
         env["hash"] = prev = chain_hash(prev, body)
     if upto == len(events):
         record["format"] = "kifu-record/1"

@@ -49,8 +49,10 @@ def test_a_commitment_hides_the_choice_until_both_are_in() -> None:
     types = [e.type for e in events]
     assert types == [engine.CHOICE_COMMITTED, engine.CHOICES_REVEALED, "round_scored"]
     revealed = events[1].data["choices"]
-    assert revealed == {"0": {"action": {"type": "pick", "n": 3}, "salt": "salt-0"},
-                        "1": {"action": {"type": "pick", "n": 1}, "salt": "salt-1"}}
+    assert revealed == {
+        "0": {"action": {"type": "pick", "n": 3}, "salt": "salt-0"},
+        "1": {"action": {"type": "pick", "n": 1}, "salt": "salt-1"},
+    }
     expected = engine.commitment("t1", 0, 0, 0, {"type": "pick", "n": 3}, "salt-0")
     assert committed.data["commitments"] == [expected]
     assert table.state.scores == (3, 0) and table.to_act == [1]
@@ -65,13 +67,16 @@ def test_a_seat_cannot_choose_twice_or_act_out_of_turn() -> None:
         engine.decide(table, 0, {"type": "ack"})
 
 
-@pytest.mark.parametrize("action, message", [
-    ({"type": "pick", "n": 4}, "n must be 1, 2 or 3"),
-    ({"type": "pick"}, "needs field"),
-    ({"type": "pick", "n": 1, "x": 1}, "does not take field"),
-    ({"type": "ack"}, "pick a number"),
-    ({"kind": "pick"}, "string field 'type'"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "pick", "n": 4}, "n must be 1, 2 or 3"),
+        ({"type": "pick"}, "needs field"),
+        ({"type": "pick", "n": 1, "x": 1}, "does not take field"),
+        ({"type": "ack"}, "pick a number"),
+        ({"kind": "pick"}, "string field 'type'"),
+    ],
+)
 def test_refused_choices_say_why(action: dict, message: str) -> None:
     with pytest.raises(IllegalAction, match=message):
         engine.decide(new_table(), 0, action, salts=["s"])

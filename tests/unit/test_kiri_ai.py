@@ -43,20 +43,22 @@ HITS = {
     "zan-tetsu": {"heaven": set(), "earth": {2, 3}},
 }
 SPECIAL_NAMES = ("kesa", "zan-tetsu", "counterattack")
-REGULAR = ["approach-retreat", "charge-change-stance", "high-strike", "low-strike",
-           "balanced-strike"]
+REGULAR = ["approach-retreat", "charge-change-stance", "high-strike", "low-strike", "balanced-strike"]
 
 
 # ---------------------------------------------------------------- helpers
 
-def new_game(deal: Mapping[str, Any] | None = DEAL, options: Mapping[str, Any] | None = None,
-             seed: bytes = b"seed") -> tuple[Table, list[Event]]:
+
+def new_game(
+    deal: Mapping[str, Any] | None = DEAL, options: Mapping[str, Any] | None = None, seed: bytes = b"seed"
+) -> tuple[Table, list[Event]]:
     events = create(GAME, "g1", SEATS, seed=seed, options=options, deal=deal)
     return replay(events), events
 
 
-def placed(table: Table, red: tuple[int, str], blue: tuple[int, str],
-           injured: tuple[bool, bool] = (False, False)) -> Table:
+def placed(
+    table: Table, red: tuple[int, str], blue: tuple[int, str], injured: tuple[bool, bool] = (False, False)
+) -> Table:
     """The table with the samurai put on given spaces and stances (a built state)."""
     samurai = (Samurai(red[0], red[1], injured[0]), Samurai(blue[0], blue[1], injured[1]))
     return replace(table, state=replace(table.state, samurai=samurai))
@@ -100,6 +102,7 @@ def spaces(table: Table) -> tuple[int | None, int | None]:
 
 # ---------------------------------------------------------------- setup and options
 
+
 def test_standard_setup_positions_and_private_specials() -> None:
     table, events = new_game(deal=None, seed=b"deal-me")
     dealt = events[-1]
@@ -109,8 +112,10 @@ def test_standard_setup_positions_and_private_specials() -> None:
     assert dealt.visible_data(1, False).get("private") == {"1": {"special": blue}}
     assert dealt.visible_data(None, False).get("private") is None
     s = view(table, 0)["state"]
-    assert s["samurai"] == [{"space": 5, "stance": "heaven", "injured": False, "defeated": False},
-                            {"space": 0, "stance": "heaven", "injured": False, "defeated": False}]
+    assert s["samurai"] == [
+        {"space": 5, "stance": "heaven", "injured": False, "defeated": False},
+        {"space": 0, "stance": "heaven", "injured": False, "defeated": False},
+    ]
     assert s["hand"] == [*REGULAR, red]
     assert blue not in json.dumps(view(table, 0)) and third not in json.dumps(view(table, 0))
     assert red not in json.dumps(view(table, 1)) and view(table, None)["state"]["hand"] is None
@@ -124,16 +129,24 @@ def test_specials_come_from_the_seeded_generator() -> None:
     assert new_game(deal=None, seed=b"x")[1][-1] == new_game(deal=None, seed=b"x")[1][-1]
 
 
-@pytest.mark.parametrize("deal", [{"specials": ["kesa", "kesa"]}, {"specials": ["kesa"]},
-                                  {"specials": ["kesa", "shuriken"]}, {"hands": []},
-                                  {"specials": "kesa"}])
+@pytest.mark.parametrize(
+    "deal",
+    [
+        {"specials": ["kesa", "kesa"]},
+        {"specials": ["kesa"]},
+        {"specials": ["kesa", "shuriken"]},
+        {"hands": []},
+        {"specials": "kesa"},
+    ],
+)
 def test_bad_fixed_deals_are_refused(deal: dict[str, Any]) -> None:
     with pytest.raises(InvalidOptions):
         new_game(deal=deal)
 
 
-@pytest.mark.parametrize("options", [{"battlefield": "huge"}, {"max_rounds": 0},
-                                     {"max_rounds": True}, {"max_rounds": "5"}, {"rounds": 3}])
+@pytest.mark.parametrize(
+    "options", [{"battlefield": "huge"}, {"max_rounds": 0}, {"max_rounds": True}, {"max_rounds": "5"}, {"rounds": 3}]
+)
 def test_bad_options_are_refused(options: dict[str, Any]) -> None:
     with pytest.raises(InvalidOptions):
         new_game(options=options)
@@ -149,14 +162,17 @@ def test_catalogue() -> None:
 
 # ---------------------------------------------------------------- movement
 
+
 def test_rulebook_example_1_two_heaven_charges_three_apart_end_one_apart() -> None:
     table, _ = new_game()
     table, _ = play_round(table, ("approach", "balanced-strike"), ("approach", "balanced-strike"))
     assert spaces(table) == (4, 1)
     table, events = play_round(table, ("charge", "high-strike"), ("charge", "high-strike"))
     moves = of_type(part_events(events, 0), "moved")
-    assert moves == [{"seat": 0, "action": "charge", "from": 4, "to": 3},
-                     {"seat": 1, "action": "charge", "from": 1, "to": 2}]
+    assert moves == [
+        {"seat": 0, "action": "charge", "from": 4, "to": 3},
+        {"seat": 1, "action": "charge", "from": 1, "to": 2},
+    ]
     assert spaces(table) == (3, 2)
 
 
@@ -165,8 +181,10 @@ def test_rulebook_example_2_heaven_approach_first_then_earth_charge_stops_withou
     table = placed(table, red=(3, "heaven"), blue=(1, "earth"))
     table, events = play_round(table, ("approach", "low-strike"), ("charge", "low-strike"))
     moves = of_type(part_events(events, 0), "moved")
-    assert moves == [{"seat": 0, "action": "approach", "from": 3, "to": 2},
-                     {"seat": 1, "action": "charge", "from": 1, "to": 2}]
+    assert moves == [
+        {"seat": 0, "action": "approach", "from": 3, "to": 2},
+        {"seat": 1, "action": "charge", "from": 1, "to": 2},
+    ]
     # Had the charge gone first, both would stand on 3: the order matters.
     table, _ = new_game()
     table = placed(table, red=(3, "earth"), blue=(1, "heaven"))
@@ -175,21 +193,25 @@ def test_rulebook_example_2_heaven_approach_first_then_earth_charge_stops_withou
     assert of_type(part_events(events, 0), "moved")[0]["seat"] == 1
 
 
-@pytest.mark.parametrize("red, blue, red_face, blue_face, expected", [
-    ((1, "heaven"), (0, "heaven"), "approach", "approach", (1, 0)),  # would swap: both stay
-    ((2, "heaven"), (0, "heaven"), "charge", "charge", (1, 1)),  # meet in the middle
-    ((4, "heaven"), (0, "heaven"), "charge", "charge", (2, 2)),
-    ((5, "heaven"), (0, "heaven"), "retreat", "retreat", (5, 0)),  # each edge holds its samurai
-    ((5, "heaven"), (1, "heaven"), "retreat", "retreat", (5, 0)),
-    ((3, "heaven"), (3, "heaven"), "retreat", "retreat", (4, 2)),  # shared space: back home
-    ((3, "heaven"), (3, "heaven"), "approach", "charge", (3, 3)),  # no move without passing
-    ((3, "heaven"), (1, "heaven"), "charge", "approach", (1, 1)),  # charge first, approach stays
-    ((3, "heaven"), (2, "heaven"), "approach", "retreat", (2, 1)),  # same key, no crossing
-    ((1, "earth"), (0, "heaven"), "approach", "retreat", (0, 0)),  # retreat blocked at the edge
-    ((4, "earth"), (0, "earth"), "charge", "change-stance", (2, 0)),
-])
-def test_movement_cases(red: tuple[int, str], blue: tuple[int, str], red_face: str, blue_face: str,
-                        expected: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    "red, blue, red_face, blue_face, expected",
+    [
+        ((1, "heaven"), (0, "heaven"), "approach", "approach", (1, 0)),  # would swap: both stay
+        ((2, "heaven"), (0, "heaven"), "charge", "charge", (1, 1)),  # meet in the middle
+        ((4, "heaven"), (0, "heaven"), "charge", "charge", (2, 2)),
+        ((5, "heaven"), (0, "heaven"), "retreat", "retreat", (5, 0)),  # each edge holds its samurai
+        ((5, "heaven"), (1, "heaven"), "retreat", "retreat", (5, 0)),
+        ((3, "heaven"), (3, "heaven"), "retreat", "retreat", (4, 2)),  # shared space: back home
+        ((3, "heaven"), (3, "heaven"), "approach", "charge", (3, 3)),  # no move without passing
+        ((3, "heaven"), (1, "heaven"), "charge", "approach", (1, 1)),  # charge first, approach stays
+        ((3, "heaven"), (2, "heaven"), "approach", "retreat", (2, 1)),  # same key, no crossing
+        ((1, "earth"), (0, "heaven"), "approach", "retreat", (0, 0)),  # retreat blocked at the edge
+        ((4, "earth"), (0, "earth"), "charge", "change-stance", (2, 0)),
+    ],
+)
+def test_movement_cases(
+    red: tuple[int, str], blue: tuple[int, str], red_face: str, blue_face: str, expected: tuple[int, int]
+) -> None:
     table, _ = new_game()
     table = placed(table, red, blue)
     table, _ = play_round(table, (red_face, "balanced-strike"), (blue_face, "balanced-strike"))
@@ -201,7 +223,8 @@ def test_change_stance_flips_and_keeps_the_space() -> None:
     table, events = play_round(table, ("change-stance", "approach"), ("change-stance", "retreat"))
     assert of_type(part_events(events, 0), "stance_changed") == [
         {"seat": 0, "stance": "earth", "by": "change-stance"},
-        {"seat": 1, "stance": "earth", "by": "change-stance"}]
+        {"seat": 1, "stance": "earth", "by": "change-stance"},
+    ]
     assert [s.stance for s in table.state.samurai] == ["earth", "earth"] and spaces(table) == (4, 0)
 
 
@@ -214,6 +237,7 @@ def test_movement_events_follow_the_order_of_resolution() -> None:
 
 
 # ---------------------------------------------------------------- attacks
+
 
 @pytest.mark.parametrize("attacker", [0, 1])
 @pytest.mark.parametrize("distance", range(5))
@@ -232,8 +256,14 @@ def test_hit_table(attack: str, stance: str, distance: int, attacker: int) -> No
     step = part_events(events, 0)
     [attacked] = of_type(step, "attacked")
     hits = distance in HITS[attack][stance]
-    assert attacked == {"seat": attacker, "attack": attack, "stance": stance, "distance": distance,
-                        "result": "hit" if hits else "miss", "target": 1 - attacker}
+    assert attacked == {
+        "seat": attacker,
+        "attack": attack,
+        "stance": stance,
+        "distance": distance,
+        "result": "hit" if hits else "miss",
+        "target": 1 - attacker,
+    }
     assert of_type(step, "injured") == ([{"seat": 1 - attacker, "by": attacker}] if hits else [])
     switched = {"kesa": "earth", "zan-tetsu": "heaven"}.get(attack)
     after = [e for e in step if e.type == "stance_changed" and e.data["seat"] == attacker]
@@ -243,11 +273,17 @@ def test_hit_table(attack: str, stance: str, distance: int, attacker: int) -> No
         assert after == []
 
 
-@pytest.mark.parametrize("attack, stance, distance", [
-    ("high-strike", "heaven", 2), ("low-strike", "earth", 1), ("balanced-strike", "earth", 0),
-    ("kesa", "heaven", 1), ("zan-tetsu", "earth", 3)])
-def test_counterattack_turns_a_landing_attack_against_its_author(attack: str, stance: str,
-                                                                distance: int) -> None:
+@pytest.mark.parametrize(
+    "attack, stance, distance",
+    [
+        ("high-strike", "heaven", 2),
+        ("low-strike", "earth", 1),
+        ("balanced-strike", "earth", 0),
+        ("kesa", "heaven", 1),
+        ("zan-tetsu", "earth", 3),
+    ],
+)
+def test_counterattack_turns_a_landing_attack_against_its_author(attack: str, stance: str, distance: int) -> None:
     special = attack in ("kesa", "zan-tetsu")
     table, _ = new_game(deal={"specials": [attack if special else "kesa", "counterattack"]})
     table = placed(table, red=(distance, stance), blue=(0, "earth"))
@@ -275,13 +311,17 @@ def test_counterattack_against_a_miss_or_a_move_does_nothing() -> None:
     assert not table.state.samurai[0].injured and not table.state.samurai[1].injured
 
 
-@pytest.mark.parametrize("red, blue, red_face, blue_face, specials", [
-    ((2, "heaven"), (0, "earth"), "high-strike", "special", ["kesa", "zan-tetsu"]),
-    ((0, "heaven"), (0, "earth"), "balanced-strike", "balanced-strike", ["kesa", "zan-tetsu"]),
-    ((1, "heaven"), (0, "earth"), "special", "low-strike", ["kesa", "zan-tetsu"]),  # kesa vs low
-])
-def test_two_hits_in_one_step_cancel(red: tuple[int, str], blue: tuple[int, str], red_face: str,
-                                     blue_face: str, specials: list[str]) -> None:
+@pytest.mark.parametrize(
+    "red, blue, red_face, blue_face, specials",
+    [
+        ((2, "heaven"), (0, "earth"), "high-strike", "special", ["kesa", "zan-tetsu"]),
+        ((0, "heaven"), (0, "earth"), "balanced-strike", "balanced-strike", ["kesa", "zan-tetsu"]),
+        ((1, "heaven"), (0, "earth"), "special", "low-strike", ["kesa", "zan-tetsu"]),  # kesa vs low
+    ],
+)
+def test_two_hits_in_one_step_cancel(
+    red: tuple[int, str], blue: tuple[int, str], red_face: str, blue_face: str, specials: list[str]
+) -> None:
     table, _ = new_game(deal={"specials": specials})
     table = placed(table, red, blue)
     table, events = play_round(table, (red_face, "retreat"), (blue_face, "retreat"))
@@ -300,6 +340,7 @@ def test_kesa_switches_to_earth_even_on_a_miss_and_zan_tetsu_to_heaven() -> None
 
 # ---------------------------------------------------------------- damage and the end
 
+
 def test_defeat_mid_round_ends_the_game_and_leaves_the_second_part_sealed() -> None:
     table, _ = new_game()
     table = placed(table, red=(2, "heaven"), blue=(0, "heaven"), injured=(False, True))
@@ -312,12 +353,22 @@ def test_defeat_mid_round_ends_the_game_and_leaves_the_second_part_sealed() -> N
     assert "low-strike" not in public and "approach" not in public
     committed = [e for e in events if e.type == CHOICE_COMMITTED]
     assert [len(e.data["commitments"]) for e in committed] == [2, 2]
-    assert table.finished and table.result == {"scores": [1, 0], "ranks": [1, 2], "winners": [0],
-                                               "reason": "defeat", "rounds": 1}
+    assert table.finished and table.result == {
+        "scores": [1, 0],
+        "ranks": [1, 2],
+        "winners": [0],
+        "reason": "defeat",
+        "rounds": 1,
+    }
     state = view(table, 1)["state"]
     assert state["samurai"][1]["defeated"] and state["step"] == 1
     assert state["set_aside_special"] == "zan-tetsu" and state["hands"][0] == [
-        "approach-retreat", "charge-change-stance", "low-strike", "balanced-strike", "kesa"]
+        "approach-retreat",
+        "charge-change-stance",
+        "low-strike",
+        "balanced-strike",
+        "kesa",
+    ]
 
 
 def test_defeat_in_the_second_step() -> None:
@@ -345,18 +396,22 @@ def test_max_rounds_makes_a_draw() -> None:
     assert not table.finished and table.state.round == 2
     table, events = play_round(table, ("approach", "high-strike"), ("retreat", "low-strike"))
     assert table.finished and events[-1].type == GAME_ENDED
-    assert table.result == {"scores": [0, 0], "ranks": [1, 1], "winners": [0, 1],
-                            "reason": "max_rounds", "rounds": 2}
+    assert table.result == {"scores": [0, 0], "ranks": [1, 1], "winners": [0, 1], "reason": "max_rounds", "rounds": 2}
 
 
 # ---------------------------------------------------------------- cards
+
 
 def test_set_aside_cycle_over_three_rounds() -> None:
     table, _ = new_game()
     table, events = play_round(table, ("approach", "high-strike"), ("retreat", "change-stance"))
     [ended] = of_type(events, "round_ended")
-    assert ended == {"round": 1, "returned": [["approach-retreat"], ["approach-retreat"]],
-                     "set_aside": ["high-strike", "charge-change-stance"], "removed": [[], []]}
+    assert ended == {
+        "round": 1,
+        "returned": [["approach-retreat"], ["approach-retreat"]],
+        "set_aside": ["high-strike", "charge-change-stance"],
+        "removed": [[], []],
+    }
     assert view(table, 1)["state"]["set_aside"] == ["high-strike", "charge-change-stance"]
     assert "high-strike" not in view(table, 0)["state"]["hand"]
     with pytest.raises(IllegalAction, match="high-strike is set aside this round"):
@@ -366,8 +421,7 @@ def test_set_aside_cycle_over_three_rounds() -> None:
     assert all("high-strike" not in a.values() for a in legal_actions(table, 0))
     table, events = play_round(table, ("retreat", "low-strike"), ("approach", "special"))
     [ended] = of_type(events, "round_ended")
-    assert ended["returned"] == [["approach-retreat", "high-strike"],
-                                 ["approach-retreat", "charge-change-stance"]]
+    assert ended["returned"] == [["approach-retreat", "high-strike"], ["approach-retreat", "charge-change-stance"]]
     assert ended["set_aside"] == ["low-strike", None]
     assert ended["removed"] == [[], ["counterattack"]]
     assert view(table, 1)["state"]["hand"] == REGULAR
@@ -387,26 +441,34 @@ def test_set_aside_cycle_over_three_rounds() -> None:
 DIFFERENT = "first and second must be different cards: "
 
 
-@pytest.mark.parametrize("first, second, reason", [
-    ("approach", "retreat", DIFFERENT + "approach and retreat are one card"),
-    ("retreat", "retreat", DIFFERENT + "approach and retreat are one card"),
-    ("charge", "change-stance", DIFFERENT + "charge and change-stance are one card"),
-    ("high-strike", "high-strike", DIFFERENT + "high-strike twice"),
-    ("special", "special", DIFFERENT + "special twice"),
-    ("jump", "approach", "first action 'jump' is unknown"),
-    ("approach", None, "second action None is unknown"),
-    ("kesa", "approach", "first action 'kesa' is unknown"),
-])
+@pytest.mark.parametrize(
+    "first, second, reason",
+    [
+        ("approach", "retreat", DIFFERENT + "approach and retreat are one card"),
+        ("retreat", "retreat", DIFFERENT + "approach and retreat are one card"),
+        ("charge", "change-stance", DIFFERENT + "charge and change-stance are one card"),
+        ("high-strike", "high-strike", DIFFERENT + "high-strike twice"),
+        ("special", "special", DIFFERENT + "special twice"),
+        ("jump", "approach", "first action 'jump' is unknown"),
+        ("approach", None, "second action None is unknown"),
+        ("kesa", "approach", "first action 'kesa' is unknown"),
+    ],
+)
 def test_illegal_programs_name_the_rule(first: Any, second: Any, reason: str) -> None:
     table, _ = new_game()
     with pytest.raises(IllegalAction, match=reason.replace("(", "\\(").replace(")", "\\)")):
         decide(table, 0, program(first, second), salts=["a", "b"])
 
 
-@pytest.mark.parametrize("action", [{"type": "program", "first": "approach"},
-                                    {**program("approach", "high-strike"), "third": "x"},
-                                    {"type": "setup", "space": 5, "stance": "heaven"},
-                                    {"type": "move", "first": "approach", "second": "high-strike"}])
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "program", "first": "approach"},
+        {**program("approach", "high-strike"), "third": "x"},
+        {"type": "setup", "space": 5, "stance": "heaven"},
+        {"type": "move", "first": "approach", "second": "high-strike"},
+    ],
+)
 def test_malformed_actions_are_refused(action: dict[str, Any]) -> None:
     table, _ = new_game()
     with pytest.raises(IllegalAction):
@@ -423,7 +485,8 @@ def test_program_parts_and_legal_count() -> None:
     table, _ = new_game()
     assert RULES.validate_choice(table.state, 0, program("charge", "special")) == [
         {"type": "program", "step": 1, "card": "charge"},
-        {"type": "program", "step": 2, "card": "special"}]
+        {"type": "program", "step": 2, "card": "special"},
+    ]
     actions = legal_actions(table, 0)
     assert len(actions) == 52 and len({json.dumps(a, sort_keys=True) for a in actions}) == 52
 
@@ -436,23 +499,25 @@ def test_program_is_hidden_until_revealed_and_the_special_named_when_played() ->
     assert own["action"] == program("special", "approach")
     table = replay([committed], table)
     assert view(table, 1)["committed"] == [0] and view(table, 1)["to_act"] == [1]
-    table, events = play_round(replay(create(GAME, "g1", SEATS, b"seed", deal=DEAL)),
-                               ("special", "approach"), ("approach", "high-strike"))
+    table, events = play_round(
+        replay(create(GAME, "g1", SEATS, b"seed", deal=DEAL)), ("special", "approach"), ("approach", "high-strike")
+    )
     [first] = of_type(part_events(events, 0), "step_started")
-    assert first == {"round": 1, "step": 1, "actions": ["special", "approach"],
-                     "cards": ["kesa", "approach-retreat"]}
+    assert first == {"round": 1, "step": 1, "actions": ["special", "approach"], "cards": ["kesa", "approach-retreat"]}
     assert view(table, 1)["state"]["specials_used"] == ["kesa", None]
     assert "counterattack" not in json.dumps(view(table, 0))
 
 
 # ---------------------------------------------------------------- advanced battlefield
 
+
 def test_advanced_setup_is_hidden_until_both_chose() -> None:
     table, _events = new_game(options={"battlefield": "advanced"})
     assert view(table, 0)["phase"] == "setup" and table.to_act == [0, 1]
     assert view(table, 1)["state"]["samurai"][0]["space"] is None
-    assert legal_actions(table, 1) == [{"type": "setup", "space": s, "stance": st}
-                                       for s in (1, 2, 3) for st in ("heaven", "earth")]
+    assert legal_actions(table, 1) == [
+        {"type": "setup", "space": s, "stance": st} for s in (1, 2, 3) for st in ("heaven", "earth")
+    ]
     with pytest.raises(IllegalAction, match="red samurai starts on space 4, 5 or 6"):
         decide(table, 0, setup(7, "heaven"), salts=["a"])
     with pytest.raises(IllegalAction, match="stance"):
@@ -469,7 +534,8 @@ def test_advanced_setup_is_hidden_until_both_chose() -> None:
     table = replay(more, table)
     assert [s.to_view() for s in table.state.samurai] == [
         {"space": 4, "stance": "earth", "injured": False, "defeated": False},
-        {"space": 3, "stance": "heaven", "injured": False, "defeated": False}]
+        {"space": 3, "stance": "heaven", "injured": False, "defeated": False},
+    ]
     assert view(table, 0)["phase"] == "program" and view(table, 0)["state"]["spaces"] == 8
     table, _ = play_round(table, ("retreat", "charge"), ("retreat", "charge"))
     assert spaces(table) == (4, 4)  # blue's Heaven charge first; red's Earth charge stops on blue
@@ -485,6 +551,7 @@ def test_advanced_edges_are_reachable() -> None:
 
 # ---------------------------------------------------------------- the pure step
 
+
 def test_resolve_step_is_pure_and_cached() -> None:
     a = resolve_step(6, (3, 1), ("heaven", "earth"), ("approach", "charge"))
     assert a.spaces == (2, 2) and a.hit is None
@@ -493,8 +560,8 @@ def test_resolve_step_is_pure_and_cached() -> None:
 
 # ---------------------------------------------------------------- random games (properties)
 
-def random_game(seed: int, options: Mapping[str, Any] | None,
-                check_every: int = 0) -> tuple[Table, list[Event]]:
+
+def random_game(seed: int, options: Mapping[str, Any] | None, check_every: int = 0) -> tuple[Table, list[Event]]:
     """A random game, checking invariants at every decision; optionally the action catalogue too."""
     rnd = random.Random(seed)
     events = create(GAME, f"r{seed}", SEATS, seed=seed.to_bytes(8, "big"), options=options)
@@ -531,8 +598,9 @@ def check_catalogue(table: Table, seat: int) -> None:
     """Every legal action is accepted; every other candidate is refused with a reason."""
     legal = {json.dumps(a, sort_keys=True) for a in legal_actions(table, seat)}
     if table.state.phase == "setup":
-        candidates = [{"type": "setup", "space": s, "stance": st} for s in range(-1, 9)
-                      for st in ("heaven", "earth", "water")]
+        candidates = [
+            {"type": "setup", "space": s, "stance": st} for s in range(-1, 9) for st in ("heaven", "earth", "water")
+        ]
     else:
         candidates = [program(a, b) for a in (*FACES, "kesa") for b in (*FACES, "kesa")]
     accepted = set()
@@ -547,10 +615,8 @@ def check_catalogue(table: Table, seat: int) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32), battlefield=st.sampled_from(["standard", "advanced"]),
-       max_rounds=st.integers(1, 12))
-def test_random_games_keep_invariants_and_end_properly(seed: int, battlefield: str,
-                                                       max_rounds: int) -> None:
+@given(seed=st.integers(0, 2**32), battlefield=st.sampled_from(["standard", "advanced"]), max_rounds=st.integers(1, 12))
+def test_random_games_keep_invariants_and_end_properly(seed: int, battlefield: str, max_rounds: int) -> None:
     table, events = random_game(seed, {"battlefield": battlefield, "max_rounds": max_rounds})
     result = table.result
     assert result is not None
@@ -608,8 +674,9 @@ def test_greedy_bot_plays_legal_programs_and_beats_random() -> None:
     wins = 0
     for g in range(20):
         levels = ["greedy", "random"] if g % 2 == 0 else ["random", "greedy"]
-        table = replay(create(GAME, f"b{g}", [Seat(0, "r", levels[0]), Seat(1, "b", levels[1])],
-                              seed=g.to_bytes(8, "big")))
+        table = replay(
+            create(GAME, f"b{g}", [Seat(0, "r", levels[0]), Seat(1, "b", levels[1])], seed=g.to_bytes(8, "big"))
+        )
         rnd = random.Random(g)
         while not table.finished:
             seat = table.to_act[0]

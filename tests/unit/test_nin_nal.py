@@ -25,6 +25,7 @@ GAME = "nin-nal"
 
 # ---------------------------------------------------------------- helpers
 
+
 def fill_deal(piles: Sequence[str], prefixes: Sequence[Sequence[str]]) -> dict[str, Any]:
     """A fixed deal: the given piles and hand prefixes, hands topped up to 9 in catalogue order."""
     used = set(piles).union(*prefixes)
@@ -37,8 +38,9 @@ def fill_deal(piles: Sequence[str], prefixes: Sequence[Sequence[str]]) -> dict[s
     return {"piles": list(piles), "hands": hands}
 
 
-def new_game(n: int, seed: bytes = b"seed", deal: Mapping[str, Any] | None = None,
-             options: Mapping[str, Any] | None = None) -> tuple[Table, list[Event]]:
+def new_game(
+    n: int, seed: bytes = b"seed", deal: Mapping[str, Any] | None = None, options: Mapping[str, Any] | None = None
+) -> tuple[Table, list[Event]]:
     seats = [Seat(i, f"p{i}") for i in range(n)]
     events = create(GAME, "g1", seats, seed=seed, options=options, deal=deal)
     return replay(events), events
@@ -92,8 +94,7 @@ def strings(value: Any) -> Iterator[str]:
 def accounted(state: nin_nal.State) -> list[str]:
     """Every card the state knows: hands, piles, won, unused, revealed but unresolved."""
     unresolved = [r.card for r in state.revealed if r.move is None]
-    return [*chain(*state.hands), *chain(*state.piles), *chain(*state.won), *state.unused,
-            *unresolved]
+    return [*chain(*state.hands), *chain(*state.piles), *chain(*state.won), *state.unused, *unresolved]
 
 
 # ---------------------------------------------------------------- the rulebook's example round
@@ -102,8 +103,9 @@ def accounted(state: nin_nal.State) -> list[str]:
 # with a rock on top, pile 2 the 8 Rock alone. Round 2 is the example itself.
 EXAMPLE_ROUND_1 = ["rock-8", "rock-6", "scissors-4", "scissors-2", "scissors-1"]
 EXAMPLE_ROUND_2 = ["paper-7", "paper-3", "rock-3", "rock--4", "scissors--6"]
-EXAMPLE_DEAL = fill_deal(["paper-2", "paper-5", "scissors-9"],
-                         [[a, b] for a, b in zip(EXAMPLE_ROUND_1, EXAMPLE_ROUND_2)])
+EXAMPLE_DEAL = fill_deal(
+    ["paper-2", "paper-5", "scissors-9"], [[a, b] for a, b in zip(EXAMPLE_ROUND_1, EXAMPLE_ROUND_2)]
+)
 
 
 TAKE_1, TAKE_2 = {"type": "take", "pile": 1}, {"type": "take", "pile": 2}
@@ -112,9 +114,9 @@ TAKE_1, TAKE_2 = {"type": "take", "pile": 1}, {"type": "take", "pile": 2}
 def example_after_round_1() -> Play:
     play = Play(5, deal=EXAMPLE_DEAL)
     play.select(dict(enumerate(EXAMPLE_ROUND_1)))
-    play.act(0, {"type": "take", "pile": 2})      # rock-8 beats only the 9 Scissors
-    play.act(1, {"type": "place", "pile": 1})     # rock-6 beats nothing
-    play.act(2, {"type": "take", "pile": 0})      # scissors-4 beats the 2 Paper
+    play.act(0, {"type": "take", "pile": 2})  # rock-8 beats only the 9 Scissors
+    play.act(1, {"type": "place", "pile": 1})  # rock-6 beats nothing
+    play.act(2, {"type": "take", "pile": 0})  # scissors-4 beats the 2 Paper
     play.act(3, {"type": "place", "pile": 0})
     play.act(4, {"type": "place", "pile": 0})
     return play
@@ -122,8 +124,7 @@ def example_after_round_1() -> Play:
 
 def test_rulebook_example_round() -> None:
     play = example_after_round_1()
-    assert play.view(None)["piles"] == [["scissors-4", "scissors-2", "scissors-1"],
-                                        ["paper-5", "rock-6"], ["rock-8"]]
+    assert play.view(None)["piles"] == [["scissors-4", "scissors-2", "scissors-1"], ["paper-5", "rock-6"], ["rock-8"]]
     assert play.view(None)["round"] == 2
 
     new = play.select(dict(enumerate(EXAMPLE_ROUND_2)))
@@ -149,13 +150,22 @@ def test_rulebook_example_round() -> None:
 
     state = play.view(None)
     assert state["piles"] == [["rock-3", "rock--4"], ["scissors--6"], ["paper-7"]]
-    assert state["won"] == [["scissors-9", "rock-8"], ["paper-5", "rock-6"],
-                            ["paper-2", "scissors-4", "scissors-2", "scissors-1"], [], ["paper-3"]]
+    assert state["won"] == [
+        ["scissors-9", "rock-8"],
+        ["paper-5", "rock-6"],
+        ["paper-2", "scissors-4", "scissors-2", "scissors-1"],
+        [],
+        ["paper-3"],
+    ]
     assert state["scores"] == [17, 11, 9, 0, 3]
     assert state["round"] == 3
     assert [(r["card"], r["move"], r["pile"]) for r in state["previous_round"]] == [
-        ("paper-7", "take", 2), ("paper-3", "take", 1), ("rock-3", "take", 0),
-        ("rock--4", "place", 0), ("scissors--6", "take", 1)]
+        ("paper-7", "take", 2),
+        ("paper-3", "take", 1),
+        ("rock-3", "take", 0),
+        ("rock--4", "place", 0),
+        ("scissors--6", "take", 1),
+    ]
 
 
 def test_view_marks_resolved_cards_and_the_resolving_one() -> None:
@@ -171,15 +181,21 @@ def test_view_marks_resolved_cards_and_the_resolving_one() -> None:
 
 # ---------------------------------------------------------------- resolution order
 
-@pytest.mark.parametrize("cards, expected", [
-    (["paper-4", "scissors-4"], ["scissors-4", "paper-4"]),
-    (["scissors-4", "rock-4"], ["rock-4", "scissors-4"]),
-    (["rock-4", "paper-4"], ["paper-4", "rock-4"]),
-    (["paper-5", "scissors-5", "rock-5"], ["rock-5", "scissors-5", "paper-5"]),
-    (["paper--6", "paper-5", "rock-10", "scissors-5", "rock-5"],
-     ["rock-10", "rock-5", "scissors-5", "paper-5", "paper--6"]),
-    (["rock--1", "paper-1", "scissors--6"], ["paper-1", "rock--1", "scissors--6"]),
-])
+
+@pytest.mark.parametrize(
+    "cards, expected",
+    [
+        (["paper-4", "scissors-4"], ["scissors-4", "paper-4"]),
+        (["scissors-4", "rock-4"], ["rock-4", "scissors-4"]),
+        (["rock-4", "paper-4"], ["paper-4", "rock-4"]),
+        (["paper-5", "scissors-5", "rock-5"], ["rock-5", "scissors-5", "paper-5"]),
+        (
+            ["paper--6", "paper-5", "rock-10", "scissors-5", "rock-5"],
+            ["rock-10", "rock-5", "scissors-5", "paper-5", "paper--6"],
+        ),
+        (["rock--1", "paper-1", "scissors--6"], ["paper-1", "rock--1", "scissors--6"]),
+    ],
+)
 def test_resolution_order(cards: list[str], expected: list[str]) -> None:
     assert resolution_order(cards) == expected
 
@@ -196,11 +212,11 @@ def test_four_paper_and_four_scissors_resolve_scissors_first() -> None:
 
 
 def test_three_colours_of_one_value_resolve_rock_scissors_paper() -> None:
-    assert revealed_order(3, ["paper-6", "scissors-6", "rock-6"]) == [
-        (2, "rock-6"), (1, "scissors-6"), (0, "paper-6")]
+    assert revealed_order(3, ["paper-6", "scissors-6", "rock-6"]) == [(2, "rock-6"), (1, "scissors-6"), (0, "paper-6")]
 
 
 # ---------------------------------------------------------------- resolving
+
 
 def one_takeable() -> Play:
     play = Play(2, deal=fill_deal(["rock-1", "paper-2", "scissors-3"], [["paper-9"], ["rock--2"]]))
@@ -233,16 +249,19 @@ def test_a_card_that_beats_nothing_cannot_take() -> None:
         play2.act(0, {"type": "take", "pile": 2})
 
 
-@pytest.mark.parametrize("action, message", [
-    ({"type": "take", "pile": 3}, "pile 3 does not exist"),
-    ({"type": "take", "pile": -1}, "pile -1 does not exist"),
-    ({"type": "take", "pile": "0"}, "'pile' is a pile number 0, 1 or 2, not '0'"),
-    ({"type": "take", "pile": True}, "not True"),
-    ({"type": "take"}, "needs field"),
-    ({"type": "take", "pile": 0, "card": "paper-9"}, "does not take field"),
-    ({"type": "select", "card": "paper-9"}, "the action is 'take' or 'place'"),
-    ({"type": "throw", "sign": "rock"}, "the action is 'take' or 'place'"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "take", "pile": 3}, "pile 3 does not exist"),
+        ({"type": "take", "pile": -1}, "pile -1 does not exist"),
+        ({"type": "take", "pile": "0"}, "'pile' is a pile number 0, 1 or 2, not '0'"),
+        ({"type": "take", "pile": True}, "not True"),
+        ({"type": "take"}, "needs field"),
+        ({"type": "take", "pile": 0, "card": "paper-9"}, "does not take field"),
+        ({"type": "select", "card": "paper-9"}, "the action is 'take' or 'place'"),
+        ({"type": "throw", "sign": "rock"}, "the action is 'take' or 'place'"),
+    ],
+)
 def test_bad_resolve_actions_are_refused(action: dict[str, Any], message: str) -> None:
     play = one_takeable()
     with pytest.raises(IllegalAction, match=message):
@@ -255,13 +274,16 @@ def test_only_the_resolving_owner_acts() -> None:
         play.act(1, {"type": "take", "pile": 2})
 
 
-@pytest.mark.parametrize("action, message", [
-    ({"type": "select", "card": "rock-7"}, "rock-7 is not in your hand"),
-    ({"type": "select", "card": "rock-0"}, "there is no card 'rock-0'"),
-    ({"type": "select"}, "needs field"),
-    ({"type": "select", "card": "paper-9", "pile": 1}, "does not take field"),
-    ({"type": "take", "pile": 0}, "the action is 'select'"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "select", "card": "rock-7"}, "rock-7 is not in your hand"),
+        ({"type": "select", "card": "rock-0"}, "there is no card 'rock-0'"),
+        ({"type": "select"}, "needs field"),
+        ({"type": "select", "card": "paper-9", "pile": 1}, "does not take field"),
+        ({"type": "take", "pile": 0}, "the action is 'select'"),
+    ],
+)
 def test_bad_selects_are_refused(action: dict[str, Any], message: str) -> None:
     play = Play(2, deal=fill_deal(["rock-1", "paper-2", "scissors-3"], [["paper-9"], ["rock-7"]]))
     with pytest.raises(IllegalAction, match=message):
@@ -291,7 +313,7 @@ def all_zero_deal(n: int) -> dict[str, Any]:
     base, extra = divmod(len(rocks), n)
     hands = []
     for seat in range(n):
-        mine = rocks[seat * base:(seat + 1) * base]
+        mine = rocks[seat * base : (seat + 1) * base]
         if seat < extra:
             mine.append(rocks[n * base + seat])
         hands.append([*mine, *(next(scissors) for _ in range(9 - len(mine)))])
@@ -323,11 +345,11 @@ def test_all_zero_deal_really_ties() -> None:
 
 def test_tie_break_two_signs_drop_the_losers_and_others_throw_again() -> None:
     play = tied_game(3)
-    play.throw({0: "rock", 1: "rock", 2: "rock"})           # one sign: again
+    play.throw({0: "rock", 1: "rock", 2: "rock"})  # one sign: again
     assert play.table.to_act == [0, 1, 2]
-    play.throw({0: "rock", 1: "paper", 2: "scissors"})      # three signs: again
+    play.throw({0: "rock", 1: "paper", 2: "scissors"})  # three signs: again
     assert play.table.to_act == [0, 1, 2]
-    play.throw({0: "rock", 1: "rock", 2: "scissors"})       # scissors loses to rock
+    play.throw({0: "rock", 1: "rock", 2: "scissors"})  # scissors loses to rock
     assert play.table.to_act == [0, 1]
     with pytest.raises(NotYourTurn):
         play.act(2, {"type": "throw", "sign": "rock"})
@@ -352,7 +374,7 @@ def test_tie_break_losers_dropping_together_share_a_rank() -> None:
 
 def test_tie_break_cap_shares_first_place() -> None:
     play = tied_game(3, options={"tie_break_throws": 2})
-    play.throw({0: "rock", 1: "rock", 2: "scissors"})       # seat 2 drops; not a tied throw
+    play.throw({0: "rock", 1: "rock", 2: "scissors"})  # seat 2 drops; not a tied throw
     play.throw({0: "paper", 1: "paper"})
     assert play.table.result is None
     play.throw({0: "scissors", 1: "scissors"})
@@ -381,14 +403,16 @@ def test_bad_throw_is_refused_and_throws_stay_secret() -> None:
     assert "paper" not in set(strings([e.visible_data(1, False) for e in play.events]))
 
 
-@pytest.mark.parametrize("options", [{"tie_break_throws": -1}, {"tie_break_throws": "x"},
-                                     {"tie_break_throws": True}, {"colours": 4}])
+@pytest.mark.parametrize(
+    "options", [{"tie_break_throws": -1}, {"tie_break_throws": "x"}, {"tie_break_throws": True}, {"colours": 4}]
+)
 def test_bad_options_are_refused(options: dict[str, Any]) -> None:
     with pytest.raises(InvalidOptions):
         new_game(2, options=options)
 
 
 # ---------------------------------------------------------------- setup and fixed deals
+
 
 def test_random_setup_deals_three_piles_and_nine_cards_each() -> None:
     play = Play(3)
@@ -410,14 +434,17 @@ def test_fixed_deal_is_used_and_unused_is_the_rest_in_catalogue_order() -> None:
     assert list(play.state.unused) == [c for c in CARDS if c not in used]
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d.update(piles=d["piles"][:2]), "list of 3 card ids"),
-    (lambda d: d.update(hands=d["hands"][:1]), "list of 2 hands"),
-    (lambda d: d["hands"][0].pop(), "list of 9 card ids"),
-    (lambda d: d["hands"][0].__setitem__(0, "rock-11"), "unknown card id"),
-    (lambda d: d["hands"][1].__setitem__(0, d["hands"][0][0]), "dealt twice"),
-    (lambda d: d.update(unused=[]), "unknown: unused"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.update(piles=d["piles"][:2]), "list of 3 card ids"),
+        (lambda d: d.update(hands=d["hands"][:1]), "list of 2 hands"),
+        (lambda d: d["hands"][0].pop(), "list of 9 card ids"),
+        (lambda d: d["hands"][0].__setitem__(0, "rock-11"), "unknown card id"),
+        (lambda d: d["hands"][1].__setitem__(0, d["hands"][0][0]), "dealt twice"),
+        (lambda d: d.update(unused=[]), "unknown: unused"),
+    ],
+)
 def test_bad_fixed_deals_are_refused(mutate: Any, message: str) -> None:
     deal = fill_deal(["rock-1", "paper-2", "scissors-3"], [[], []])
     mutate(deal)
@@ -438,6 +465,7 @@ def test_player_counts() -> None:
 
 
 # ---------------------------------------------------------------- hidden information
+
 
 def test_views_never_show_other_hands_unused_cards_or_unrevealed_selects() -> None:
     play = Play(3)
@@ -467,6 +495,7 @@ def test_everything_is_shown_once_the_game_is_over() -> None:
 
 # ---------------------------------------------------------------- bots
 
+
 def test_greedy_bot_always_returns_a_legal_action() -> None:
     rnd = random.Random(7)
     play = Play(4, seed=b"bots")
@@ -487,6 +516,7 @@ def test_greedy_bot_takes_the_richer_pile() -> None:
 
 # ---------------------------------------------------------------- properties over random games
 
+
 def candidate_actions(state: nin_nal.State) -> list[dict[str, Any]]:
     """A universe of well-formed actions for the current phase, legal or not."""
     if state.phase == nin_nal.SELECT:
@@ -496,9 +526,14 @@ def candidate_actions(state: nin_nal.State) -> list[dict[str, Any]]:
     return [{"type": t, "pile": p} for t in ("take", "place") for p in range(-1, 4)]
 
 
-MALFORMED = [{"type": "select"}, {"type": "take"}, {"type": "pass"},
-             {"type": "place", "pile": None},
-             {"type": "throw", "sign": "rock", "extra": 1}, {"type": "select", "card": 7}]
+MALFORMED = [
+    {"type": "select"},
+    {"type": "take"},
+    {"type": "pass"},
+    {"type": "place", "pile": None},
+    {"type": "throw", "sign": "rock", "extra": 1},
+    {"type": "select", "card": 7},
+]
 
 
 def check_invariants(table: Table) -> None:
@@ -532,8 +567,9 @@ def check_actions(table: Table, rnd: random.Random) -> None:
         assert len(str(refused.value)) > 10
 
 
-def random_game(n: int, seed: bytes, rnd: random.Random, check_every: int = 1,
-                options: Mapping[str, Any] | None = None) -> tuple[Table, list[Event]]:
+def random_game(
+    n: int, seed: bytes, rnd: random.Random, check_every: int = 1, options: Mapping[str, Any] | None = None
+) -> tuple[Table, list[Event]]:
     table, events = new_game(n, seed=seed, options=options)
     for step in range(2000):
         if table.finished:
@@ -570,10 +606,8 @@ def test_random_games_keep_the_rules(n: int, seed: bytes, moves: int) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(2, 5), seed=st.binary(min_size=1, max_size=8), moves=st.integers(0, 2**32),
-       cut=st.floats(0, 1))
-def test_replay_of_any_prefix_equals_the_live_table(n: int, seed: bytes, moves: int,
-                                                    cut: float) -> None:
+@given(n=st.integers(2, 5), seed=st.binary(min_size=1, max_size=8), moves=st.integers(0, 2**32), cut=st.floats(0, 1))
+def test_replay_of_any_prefix_equals_the_live_table(n: int, seed: bytes, moves: int, cut: float) -> None:
     table, events = random_game(n, seed, random.Random(moves), check_every=10**6)
     assert replay(events) == table
     _live, _ = new_game(n, seed=seed)
@@ -603,6 +637,7 @@ def test_tied_first_places_break_or_share(n: int, cap: int, moves: int) -> None:
 
 
 # ---------------------------------------------------------------- audit
+
 
 def test_a_finished_game_record_verifies() -> None:
     seed = b"audit-seed"

@@ -35,20 +35,31 @@ def test_the_documented_vector() -> None:
 
 def spec_hash(env: dict[str, Any]) -> str:
     """docs/record-format.md written again with nothing but hashlib and json."""
+
     def canonical(value: Any) -> bytes:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
-    commitments = {a: hashlib.sha256(canonical({"audience": a, "part": p, "salt": env["private_salts"][a]}))
-                   .hexdigest() for a, p in env["private"].items()}
+    commitments = {
+        a: hashlib.sha256(canonical({"audience": a, "part": p, "salt": env["private_salts"][a]})).hexdigest()
+        for a, p in env["private"].items()
+    }
     assert commitments == env["private_commitments"]
-    body = {"v": 2, "seq": env["seq"], "type": env["type"], "data": env["data"],
-            "private_commitments": commitments, "at": env["at"]}
+    body = {
+        "v": 2,
+        "seq": env["seq"],
+        "type": env["type"],
+        "data": env["data"],
+        "private_commitments": commitments,
+        "at": env["at"],
+    }
     return hashlib.sha256(env["prev"].encode("ascii") + canonical(body)).hexdigest()
 
 
-parts = st.dictionaries(st.sampled_from(["0", "1", "2", "hidden"]),
-                        st.dictionaries(st.text(min_size=1, max_size=5), st.lists(st.text(max_size=6), max_size=4),
-                                        max_size=3), max_size=4)
+parts = st.dictionaries(
+    st.sampled_from(["0", "1", "2", "hidden"]),
+    st.dictionaries(st.text(min_size=1, max_size=5), st.lists(st.text(max_size=6), max_size=4), max_size=3),
+    max_size=4,
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -41,7 +41,7 @@ def reference_below(stream: bytes, n: int) -> tuple[int, int]:
     limit = (256**width // n) * n
     pos = 0
     while True:
-        r = int.from_bytes(stream[pos:pos + width], "big")
+        r = int.from_bytes(stream[pos : pos + width], "big")
         pos += width
         if r < limit:
             return r % n, pos

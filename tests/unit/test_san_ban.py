@@ -33,8 +33,9 @@ def filler(prefix: str, n: int = 4, power: int = 5) -> list[dict]:
     return [card(f"{prefix}{i}", power, power, power, power) for i in range(n)]
 
 
-def game(mode: str = "standard", decks: list | None = None, first: Any = 0, seed: bytes = b"seed",
-         **options: Any) -> Table:
+def game(
+    mode: str = "standard", decks: list | None = None, first: Any = 0, seed: bytes = b"seed", **options: Any
+) -> Table:
     """A table from a fixed deal (when ``decks``) or from the seed."""
     deal = {"decks": decks, "first": first} if decks is not None else None
     opts = {"mode": mode, **options} if deal else {"mode": mode, "first": first, **options}
@@ -79,38 +80,53 @@ def test_catalogue_has_five_tiers_of_distinct_cards_a_third_elemental() -> None:
 
 
 def test_registered_with_its_options() -> None:
-    assert (RULES.id, RULES.name, RULES.rules_version, RULES.min_players, RULES.max_players) == \
-        ("san-ban", "San Ban", "1", 2, 2)
-    assert {k: o.default for k, o in RULES.options.items()} == \
-        {"mode": "standard", "first": "coin", "tier": 2, "deck": None, "decks": None}
+    assert (RULES.id, RULES.name, RULES.rules_version, RULES.min_players, RULES.max_players) == (
+        "san-ban",
+        "San Ban",
+        "1",
+        2,
+        2,
+    )
+    assert {k: o.default for k, o in RULES.options.items()} == {
+        "mode": "standard",
+        "first": "coin",
+        "tier": 2,
+        "deck": None,
+        "decks": None,
+    }
 
 
-@pytest.mark.parametrize("options, reason", [
-    ({"mode": "expert"}, "must be one of"),
-    ({"first": 2}, "must be one of"),
-    ({"first": True}, "got True"),
-    ({"tier": 6}, "must be one of"),
-    ({"tier": 2.0}, "got 2.0"),
-    ({"decks": [["sb-001"] * 5]}, "list of 2 decks"),
-    ({"decks": [TIERS[1][:4], TIERS[1][5:10]]}, "deck 0 must be a list of 5-12 cards"),
-    ({"decks": [TIERS[1][:5], list(TIERS[1][:5]) + list(TIERS[2])]}, "deck 1 must be a list of 5-12 cards"),
-    ({"decks": [["sb-001", "sb-001", "sb-002", "sb-003", "sb-004"], TIERS[1][:5]]}, "'sb-001' twice"),
-    ({"decks": [["sb-999", *TIERS[1][:4]], TIERS[1][:5]]}, "unknown card 'sb-999'"),
-    ({"decks": [[card("x", 0, 1, 1, 1), *filler("f")], filler("g", 5)]}, "top must be a whole number 1-13"),
-    ({"decks": [[card("x", 1, 14, 1, 1), *filler("f")], filler("g", 5)]}, "right must be a whole number"),
-    ({"decks": [[card("x", 1, 1, 1, 1, "air"), *filler("f")], filler("g", 5)]}, "element must be one of"),
-    ({"decks": [[card("", 1, 1, 1, 1), *filler("f")], filler("g", 5)]}, "needs an 'id'"),
-    ({"decks": [[card("sb-001", 1, 1, 1, 1), *filler("f")], filler("g", 5)]}, "clashes with the catalogue"),
-    ({"decks": [[card("x", 1, 1, 1, 1), *filler("f")], [card("x", 2, 1, 1, 1), *filler("g")]]},
-     "two different definitions"),
-    ({"decks": [[{"id": "x", "top": 1}, *filler("f")], filler("g", 5)]}, "missing right, bottom, left"),
-    ({"decks": [[{**card("x", 1, 1, 1, 1), "colour": "red"}, *filler("f")], filler("g", 5)]}, "unknown field"),
-    ({"decks": [[42, *filler("f")], filler("g", 5)]}, "catalogue id or an inline card"),
-    ({"deck": TIERS[1][:4]}, "option 'deck': deck 0 must be a list of 5-12 cards"),
-    ({"deck": [TIERS[1][:5], ["sb-999", *TIERS[1][:4]]]}, "option 'deck': unknown card 'sb-999'"),
-    ({"deck": "sb-001"}, "option 'deck'"),
-    ({"deck": TIERS[1][:5], "decks": [TIERS[1][:5], TIERS[2][:5]]}, "'deck' or 'decks', not both"),
-])
+@pytest.mark.parametrize(
+    "options, reason",
+    [
+        ({"mode": "expert"}, "must be one of"),
+        ({"first": 2}, "must be one of"),
+        ({"first": True}, "got True"),
+        ({"tier": 6}, "must be one of"),
+        ({"tier": 2.0}, "got 2.0"),
+        ({"decks": [["sb-001"] * 5]}, "list of 2 decks"),
+        ({"decks": [TIERS[1][:4], TIERS[1][5:10]]}, "deck 0 must be a list of 5-12 cards"),
+        ({"decks": [TIERS[1][:5], list(TIERS[1][:5]) + list(TIERS[2])]}, "deck 1 must be a list of 5-12 cards"),
+        ({"decks": [["sb-001", "sb-001", "sb-002", "sb-003", "sb-004"], TIERS[1][:5]]}, "'sb-001' twice"),
+        ({"decks": [["sb-999", *TIERS[1][:4]], TIERS[1][:5]]}, "unknown card 'sb-999'"),
+        ({"decks": [[card("x", 0, 1, 1, 1), *filler("f")], filler("g", 5)]}, "top must be a whole number 1-13"),
+        ({"decks": [[card("x", 1, 14, 1, 1), *filler("f")], filler("g", 5)]}, "right must be a whole number"),
+        ({"decks": [[card("x", 1, 1, 1, 1, "air"), *filler("f")], filler("g", 5)]}, "element must be one of"),
+        ({"decks": [[card("", 1, 1, 1, 1), *filler("f")], filler("g", 5)]}, "needs an 'id'"),
+        ({"decks": [[card("sb-001", 1, 1, 1, 1), *filler("f")], filler("g", 5)]}, "clashes with the catalogue"),
+        (
+            {"decks": [[card("x", 1, 1, 1, 1), *filler("f")], [card("x", 2, 1, 1, 1), *filler("g")]]},
+            "two different definitions",
+        ),
+        ({"decks": [[{"id": "x", "top": 1}, *filler("f")], filler("g", 5)]}, "missing right, bottom, left"),
+        ({"decks": [[{**card("x", 1, 1, 1, 1), "colour": "red"}, *filler("f")], filler("g", 5)]}, "unknown field"),
+        ({"decks": [[42, *filler("f")], filler("g", 5)]}, "catalogue id or an inline card"),
+        ({"deck": TIERS[1][:4]}, "option 'deck': deck 0 must be a list of 5-12 cards"),
+        ({"deck": [TIERS[1][:5], ["sb-999", *TIERS[1][:4]]]}, "option 'deck': unknown card 'sb-999'"),
+        ({"deck": "sb-001"}, "option 'deck'"),
+        ({"deck": TIERS[1][:5], "decks": [TIERS[1][:5], TIERS[2][:5]]}, "'deck' or 'decks', not both"),
+    ],
+)
 def test_bad_options_are_refused_with_a_reason(options: dict, reason: str) -> None:
     with pytest.raises(InvalidOptions, match=reason):
         create("san-ban", "g1", SEATS, b"seed", options)
@@ -126,14 +142,17 @@ def test_option_deck_gives_each_seat_a_deck_or_one_each() -> None:
     assert own.to_act == [0]  # only the seat with more than five cards chooses
 
 
-@pytest.mark.parametrize("deal, reason", [
-    ({"first": 0}, "fixed deal is"),
-    ({"decks": [FIVES[0], FIVES[1]], "hands": []}, "fixed deal is"),
-    ({"decks": [FIVES[0], FIVES[1]], "first": 2}, "'first' must be 0, 1"),
-    ({"decks": [FIVES[0], FIVES[1]], "first": False}, "'first' must be 0, 1"),
-    ({"decks": [FIVES[0], FIVES[1]], "first": 1.0}, "'first' must be 0, 1"),
-    ({"decks": [FIVES[0][:4], FIVES[1]]}, "deck 0 must be a list of 5-12"),
-])
+@pytest.mark.parametrize(
+    "deal, reason",
+    [
+        ({"first": 0}, "fixed deal is"),
+        ({"decks": [FIVES[0], FIVES[1]], "hands": []}, "fixed deal is"),
+        ({"decks": [FIVES[0], FIVES[1]], "first": 2}, "'first' must be 0, 1"),
+        ({"decks": [FIVES[0], FIVES[1]], "first": False}, "'first' must be 0, 1"),
+        ({"decks": [FIVES[0], FIVES[1]], "first": 1.0}, "'first' must be 0, 1"),
+        ({"decks": [FIVES[0][:4], FIVES[1]]}, "deck 0 must be a list of 5-12"),
+    ],
+)
 def test_bad_fixed_deals_are_refused(deal: dict, reason: str) -> None:
     with pytest.raises(InvalidOptions, match=reason):
         create("san-ban", "g1", SEATS, b"seed", {}, deal)
@@ -200,8 +219,10 @@ def test_coin_flip_after_the_choice_then_the_winner_chooses_to_go_second() -> No
     assert [e.type for e in events][-2:] == ["hands_chosen", "coin_flipped"]
     assert events[-1].data == {"winner": winner}
     assert view(table, None)["phase"] == "coin" and table.to_act == [winner]
-    assert legal_actions(table, winner) == [{"type": "choose_first", "first": True},
-                                            {"type": "choose_first", "first": False}]
+    assert legal_actions(table, winner) == [
+        {"type": "choose_first", "first": True},
+        {"type": "choose_first", "first": False},
+    ]
     with pytest.raises(NotYourTurn):
         decide(table, 1 - winner, {"type": "choose_first", "first": True})
     with pytest.raises(IllegalAction, match="'first' must be true"):
@@ -211,8 +232,9 @@ def test_coin_flip_after_the_choice_then_the_winner_chooses_to_go_second() -> No
 
 
 def test_coin_winner_is_hidden_in_the_setup_event_and_the_deal_first_overrides_options() -> None:
-    events = create("san-ban", "g1", SEATS, b"s", {"first": 1}, {"decks": [filler("a", 6), filler("b", 6)],
-                                                                    "first": "coin"})
+    events = create(
+        "san-ban", "g1", SEATS, b"s", {"first": 1}, {"decks": [filler("a", 6), filler("b", 6)], "first": "coin"}
+    )
     dealt = events[1]
     assert dealt.data == {"deck_sizes": [6, 6], "first": "coin"}
     assert dealt.hidden == {"coin_winner": SeededRandom(b"s").below(2)}
@@ -232,8 +254,12 @@ def test_capture_needs_a_greater_facing_edge_and_cards_flip_back() -> None:
     assert flipped(events) == [([0], "capture")] and owners(table)[:2] == [1, 1]
     placed = events[1]
     assert placed.type == "card_placed"
-    assert placed.data == {"seat": 1, "cell": 1, "card": "b0",
-                           "card_def": {"top": 1, "right": 1, "bottom": 1, "left": 5, "element": None}}
+    assert placed.data == {
+        "seat": 1,
+        "cell": 1,
+        "card": "b0",
+        "card_def": {"top": 1, "right": 1, "bottom": 1, "left": 5, "element": None},
+    }
     table, events = act(table, 0, place(3, "a1"))
     assert flipped(events) == [([0], "capture")] and owners(table)[:4] == [0, 1, None, 0]
     table, events = act(table, 1, place(4, "b1"))  # 1 vs a1's right 1 and b0's bottom: equal, no flip
@@ -286,16 +312,19 @@ def test_elemental_each_element_beats_the_next_on_equal_edges(mode: str, mine: s
     assert flipped(elemental_duel(mode, theirs, mine)) == []
 
 
-@pytest.mark.parametrize("mine, theirs, flips", [
-    ("fire", None, True),
-    (None, "fire", False),
-    (None, None, False),
-    ("fire", "fire", False),
-    ("water", "metal", False),
-    ("water", "wood", False),
-    ("fire", "earth", False),
-    ("metal", "water", False),
-])
+@pytest.mark.parametrize(
+    "mine, theirs, flips",
+    [
+        ("fire", None, True),
+        (None, "fire", False),
+        (None, None, False),
+        ("fire", "fire", False),
+        ("water", "metal", False),
+        ("water", "wood", False),
+        ("fire", "earth", False),
+        ("metal", "water", False),
+    ],
+)
 def test_elemental_with_and_without_elements(mine: str | None, theirs: str | None, flips: bool) -> None:
     assert flipped(elemental_duel("advanced", mine, theirs)) == ([([0], "elemental")] if flips else [])
     assert element_beats(mine, theirs) is flips
@@ -342,8 +371,14 @@ def add_and_capture(left_of_a2: int) -> list:
     b0 (top 5, right 2, bottom 9, left 4) on the centre: sums 9, 10 and 2 + ``left_of_a2``."""
     a = [card("a0", 1, 1, 4, 1), card("a1", 1, 6, 9, 1), card("a2", 1, 1, 1, left_of_a2), *filler("x", 2)]
     b = [card("b0", 5, 2, 9, 4), *filler("y", 4)]
-    table = play(game("hardcore", decks=[a, b]), (0, place(1, "a0")), (1, place(8, "y0")),
-                 (0, place(3, "a1")), (1, place(6, "y1")), (0, place(5, "a2")))
+    table = play(
+        game("hardcore", decks=[a, b]),
+        (0, place(1, "a0")),
+        (1, place(8, "y0")),
+        (0, place(3, "a1")),
+        (1, place(6, "y1")),
+        (0, place(5, "a2")),
+    )
     table, events = act(table, 1, place(4, "b0"))
     return flipped(events)
 
@@ -369,15 +404,21 @@ def finish(table: Table, free: bool = True) -> Table:
 def test_hardcore_winner_claims_one_of_the_losers_five() -> None:
     table = finish(game("hardcore", decks=[WEAK, STRONG]))
     assert view(table, None)["phase"] == "claim" and table.result is None and table.to_act == [1]
-    assert legal_actions(table, 1) == [*({"type": "claim", "card": f"w{i}"} for i in range(5)),
-                                       {"type": "claim", "card": None}]
+    assert legal_actions(table, 1) == [
+        *({"type": "claim", "card": f"w{i}"} for i in range(5)),
+        {"type": "claim", "card": None},
+    ]
     with pytest.raises(IllegalAction, match="s0 is not one of the loser's five cards"):
         decide(table, 1, {"type": "claim", "card": "s0"})
     with pytest.raises(NotYourTurn):
         decide(table, 0, {"type": "claim", "card": "s0"})
     table, _ = act(table, 1, {"type": "claim", "card": "w3"})
-    assert table.result == {"scores": [1, 9], "ranks": [2, 1], "winners": [1],
-                            "claimed": {"seat": 1, "card": "w3", "from": 0}}
+    assert table.result == {
+        "scores": [1, 9],
+        "ranks": [2, 1],
+        "winners": [1],
+        "claimed": {"seat": 1, "card": "w3", "from": 0},
+    }
 
 
 def test_hardcore_winner_may_take_no_card() -> None:
@@ -475,8 +516,12 @@ def test_spectators_and_opponents_see_only_public_things() -> None:
     for viewer in (None, 1):
         assert "a0" not in str(view(table, viewer)["state"])
     assert view(table, None)["state"]["deck"] is None
-    table = play(table, (0, {"type": "set_order", "cards": [f"a{i}" for i in range(5)]}),
-                 (1, {"type": "set_order", "cards": [f"b{i}" for i in range(5)]}), (0, place(0)))
+    table = play(
+        table,
+        (0, {"type": "set_order", "cards": [f"a{i}" for i in range(5)]}),
+        (1, {"type": "set_order", "cards": [f"b{i}" for i in range(5)]}),
+        (0, place(0)),
+    )
     assert view(table, None)["state"]["cards"].keys() == {"a0"}
     assert view(table, 1)["state"]["hands"][0] is None
 
@@ -488,22 +533,25 @@ def standard_play() -> Table:
     return play(game(decks=[filler("a", 5), filler("b", 5)]), (0, place(4, "a0")))
 
 
-@pytest.mark.parametrize("seat, action, error, reason", [
-    (1, place(4, "b0"), IllegalAction, "cell 4 is already occupied"),
-    (1, place(9, "b0"), IllegalAction, "'cell' must be a whole number 0-8"),
-    (1, place(-1, "b0"), IllegalAction, "'cell' must be a whole number 0-8"),
-    (1, {"type": "place", "cell": "3", "card": "b0"}, IllegalAction, "'cell' must be a whole number"),
-    (1, {"type": "place", "cell": True, "card": "b0"}, IllegalAction, "'cell' must be a whole number"),
-    (1, place(3, "a1"), IllegalAction, "a1 is not in your hand"),
-    (1, place(3, "sb-017"), IllegalAction, "sb-017 is not in your hand"),
-    (1, place(3), IllegalAction, "needs field\\(s\\): card"),
-    (1, {"type": "place", "card": "b0"}, IllegalAction, "needs field\\(s\\): cell"),
-    (1, place(3, "b0") | {"why": 1}, IllegalAction, "does not take field\\(s\\): why"),
-    (1, {"type": "flip_table"}, IllegalAction, "unknown action type 'flip_table'"),
-    (1, {"type": "claim", "card": "a0"}, IllegalAction, "not possible in the play phase"),
-    (1, {"type": "choose_first", "first": True}, IllegalAction, "not possible in the play phase"),
-    (0, place(3, "a1"), NotYourTurn, "not to act"),
-])
+@pytest.mark.parametrize(
+    "seat, action, error, reason",
+    [
+        (1, place(4, "b0"), IllegalAction, "cell 4 is already occupied"),
+        (1, place(9, "b0"), IllegalAction, "'cell' must be a whole number 0-8"),
+        (1, place(-1, "b0"), IllegalAction, "'cell' must be a whole number 0-8"),
+        (1, {"type": "place", "cell": "3", "card": "b0"}, IllegalAction, "'cell' must be a whole number"),
+        (1, {"type": "place", "cell": True, "card": "b0"}, IllegalAction, "'cell' must be a whole number"),
+        (1, place(3, "a1"), IllegalAction, "a1 is not in your hand"),
+        (1, place(3, "sb-017"), IllegalAction, "sb-017 is not in your hand"),
+        (1, place(3), IllegalAction, "needs field\\(s\\): card"),
+        (1, {"type": "place", "card": "b0"}, IllegalAction, "needs field\\(s\\): cell"),
+        (1, place(3, "b0") | {"why": 1}, IllegalAction, "does not take field\\(s\\): why"),
+        (1, {"type": "flip_table"}, IllegalAction, "unknown action type 'flip_table'"),
+        (1, {"type": "claim", "card": "a0"}, IllegalAction, "not possible in the play phase"),
+        (1, {"type": "choose_first", "first": True}, IllegalAction, "not possible in the play phase"),
+        (0, place(3, "a1"), NotYourTurn, "not to act"),
+    ],
+)
 def test_bad_actions_are_refused_with_a_reason(seat: int, action: dict, error: type, reason: str) -> None:
     with pytest.raises(error, match=reason):
         decide(standard_play(), seat, action)
@@ -515,12 +563,15 @@ def test_a_played_card_is_named_as_already_played() -> None:
         decide(table, 0, place(1, "a0"))
 
 
-@pytest.mark.parametrize("cards, reason", [
-    (["a0", "a1", "a2", "a3"], "exactly 5 cards"),
-    (["a0", "a1", "a2", "a3", "a3"], "a3 is listed twice"),
-    (["a0", "a1", "a2", "a3", "b0"], "b0 is not in your deck"),
-    ("a0 a1 a2 a3 a4", "must be a list of 5 card ids"),
-])
+@pytest.mark.parametrize(
+    "cards, reason",
+    [
+        (["a0", "a1", "a2", "a3"], "exactly 5 cards"),
+        (["a0", "a1", "a2", "a3", "a3"], "a3 is listed twice"),
+        (["a0", "a1", "a2", "a3", "b0"], "b0 is not in your deck"),
+        ("a0 a1 a2 a3 a4", "must be a list of 5 card ids"),
+    ],
+)
 def test_bad_hand_choices_are_refused(cards: Any, reason: str) -> None:
     table = game(decks=[filler("a", 6), filler("b", 6)])
     with pytest.raises(IllegalAction, match=reason):
@@ -566,9 +617,10 @@ def test_greedy_does_not_peek_at_the_hidden_advanced_order() -> None:
 def test_greedy_chooses_sensibly_outside_play() -> None:
     deck = [card("a0", 1, 1, 1, 1), *[card(f"a{i}", 9, 9, 9, i) for i in range(1, 7)]]
     table = game("gamer", decks=[deck, filler("b", 5)])
-    assert greedy(table.state, 0, random.Random(0)) == \
-        {"type": "set_order", "cards": ["a6", "a5", "a4", "a3", "a2"]}
+    assert greedy(table.state, 0, random.Random(0)) == {"type": "set_order", "cards": ["a6", "a5", "a4", "a3", "a2"]}
     table = game("standard", decks=[deck, filler("b", 5)], first="coin")
     assert greedy(table.state, 0, random.Random(0))["cards"] == ["a2", "a3", "a4", "a5", "a6"]
-    assert greedy(finish(game("hardcore", decks=[WEAK, STRONG])).state, 1, random.Random(0)) == \
-        {"type": "claim", "card": "w4"}
+    assert greedy(finish(game("hardcore", decks=[WEAK, STRONG])).state, 1, random.Random(0)) == {
+        "type": "claim",
+        "card": "w4",
+    }

@@ -22,14 +22,16 @@ SEATS = [Seat(0, "ann"), Seat(1, "bob")]
 MODES = ("standard", "gamer", "advanced", "hardcore")
 ALL_IDS = sorted(CATALOGUE)
 
-games = st.fixed_dictionaries({
-    "mode": st.sampled_from(MODES),
-    "first": st.sampled_from([0, 1, "coin"]),
-    "tier": st.sampled_from(sorted(TIERS)),
-    "deck_sizes": st.one_of(st.none(), st.tuples(st.integers(5, 7), st.integers(5, 7))),
-    "seed": st.binary(min_size=1, max_size=8),
-    "moves": st.randoms(use_true_random=False),
-})
+games = st.fixed_dictionaries(
+    {
+        "mode": st.sampled_from(MODES),
+        "first": st.sampled_from([0, 1, "coin"]),
+        "tier": st.sampled_from(sorted(TIERS)),
+        "deck_sizes": st.one_of(st.none(), st.tuples(st.integers(5, 7), st.integers(5, 7))),
+        "seed": st.binary(min_size=1, max_size=8),
+        "moves": st.randoms(use_true_random=False),
+    }
+)
 
 
 def new_game(spec: dict[str, Any]) -> tuple[Table, list]:

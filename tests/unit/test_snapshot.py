@@ -21,13 +21,15 @@ GAMES = [g.id for g in all_games()]
 def tables_along_a_random_game(game_id: str, seed: int) -> list[engine.Table]:
     game = engine.get_game(game_id)
     rnd = random.Random(seed)
-    table = engine.replay(engine.create(game_id, f"s{seed}", [Seat(i, f"p{i}") for i in range(game.max_players)],
-                                        seed.to_bytes(8, "big")))
+    table = engine.replay(
+        engine.create(game_id, f"s{seed}", [Seat(i, f"p{i}") for i in range(game.max_players)], seed.to_bytes(8, "big"))
+    )
     seen = [table]
     while not table.finished:
         seat = rnd.choice(table.to_act)
-        table = engine.replay(engine.decide(table, seat, rnd.choice(engine.legal_actions(table, seat)),
-                                            salts=SALTS), table)
+        table = engine.replay(
+            engine.decide(table, seat, rnd.choice(engine.legal_actions(table, seat)), salts=SALTS), table
+        )
         seen.append(table)
     return seen
 
@@ -37,8 +39,11 @@ def test_every_table_of_a_game_round_trips_through_json(game_id: str) -> None:
     for table in tables_along_a_random_game(game_id, 3)[::7]:
         back = table_from_data(json.loads(json.dumps(table_to_data(table))))
         assert back == table and back.state == table.state
-        assert engine.legal_actions(back, back.to_act[0]) == engine.legal_actions(table, table.to_act[0]) \
-            if table.to_act else back.finished
+        assert (
+            engine.legal_actions(back, back.to_act[0]) == engine.legal_actions(table, table.to_act[0])
+            if table.to_act
+            else back.finished
+        )
 
 
 def test_round_trip_keeps_python_types() -> None:
@@ -47,17 +52,20 @@ def test_round_trip_keeps_python_types() -> None:
     assert isinstance(decode(encode([1]))[0], int) and isinstance(decode(encode((1,))), tuple)
 
 
-@pytest.mark.parametrize("evil", [
-    {"dc": ["os:system", {}]},                             # not a domain class
-    {"dc": ["subprocess:Popen", {"args": "true"}]},
-    {"dc": ["domain.engine:get_game", {}]},                # a function, not a dataclass
-    {"dc": ["domain.engine:Table", {"game_id": "x"}]},     # fields missing
-    {"dc": ["domain.errors:IllegalAction", {}]},           # not a dataclass
-    {"dc": ["domain.engine:Table.game", {}]},              # attribute paths are refused
-    {"pickle": "gASVAAAA"},
-    {"map": [[["unhashable"], 1]]},
-    "just a string",
-])
+@pytest.mark.parametrize(
+    "evil",
+    [
+        {"dc": ["os:system", {}]},  # not a domain class
+        {"dc": ["subprocess:Popen", {"args": "true"}]},
+        {"dc": ["domain.engine:get_game", {}]},  # a function, not a dataclass
+        {"dc": ["domain.engine:Table", {"game_id": "x"}]},  # fields missing
+        {"dc": ["domain.errors:IllegalAction", {}]},  # not a dataclass
+        {"dc": ["domain.engine:Table.game", {}]},  # attribute paths are refused
+        {"pickle": "gASVAAAA"},
+        {"map": [[["unhashable"], 1]]},
+        "just a string",
+    ],
+)
 def test_anything_but_snapshot_data_is_refused(evil: Any) -> None:
     with pytest.raises(SnapshotError):
         table_from_data(evil)

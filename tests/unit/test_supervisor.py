@@ -88,12 +88,15 @@ def alive(pid: int) -> bool:
 def test_a_child_that_exits_takes_what_it_forked_with_it(tmp_path: Path) -> None:
     """The RQ worker's forked scheduler would otherwise keep the dead worker's Redis socket."""
     pid_file = tmp_path / "grandchild"
-    forks = [sys.executable, "-c",
-             "import os, signal, sys\n"
-             "pid = os.fork()\n"
-             "if pid == 0:\n    signal.pause()\n"
-             f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
-             "sys.exit(3)"]
+    forks = [
+        sys.executable,
+        "-c",
+        "import os, signal, sys\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    signal.pause()\n"
+        f"open({str(pid_file)!r}, 'w').write(str(pid))\n"
+        "sys.exit(3)",
+    ]
     clock = Clock()
     sup = Supervisor({"forker": forks}, clock=clock)
     sup.start()

@@ -50,8 +50,7 @@ def beats(mine: Card, side: str, theirs: Card, elemental: bool) -> str | None:
     return None
 
 
-def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool,
-          add: bool) -> list[tuple[str, list[int]]]:
+def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool, add: bool) -> list[tuple[str, list[int]]]:
     """Cells flipped by ``seat`` placing ``placed`` on ``cell``, grouped by rule.
 
     Every rule looks at the board before the placement (no chain reaction); a
@@ -72,8 +71,13 @@ def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool,
             by_rule[rule].append(other)
     if add:
         taken = set(by_rule[CAPTURE]) | set(by_rule[ELEMENTAL])
-        by_rule[ADD] = [other for group in sums.values() if len(group) > 1
-                        for other, owner in group if owner != seat and other not in taken]
+        by_rule[ADD] = [
+            other
+            for group in sums.values()
+            if len(group) > 1
+            for other, owner in group
+            if owner != seat and other not in taken
+        ]
     return [(rule, sorted(cells)) for rule, cells in by_rule.items() if cells]
 
 

@@ -41,8 +41,7 @@ class Card:
 
     def to_dict(self) -> dict[str, Any]:
         """The public definition (the view's ``cards`` entry), without the id."""
-        return {"top": self.top, "right": self.right, "bottom": self.bottom, "left": self.left,
-                "element": self.element}
+        return {"top": self.top, "right": self.right, "bottom": self.bottom, "left": self.left, "element": self.element}
 
     @classmethod
     def from_dict(cls, card_id: str, raw: Mapping[str, Any]) -> Card:
@@ -69,8 +68,10 @@ CATALOGUE, TIERS = _load_catalogue()
 
 def _power(card_id: str, side: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not MIN_POWER <= value <= MAX_POWER:
-        raise InvalidOptions(f"card {card_id!r}: {side} must be a whole number {MIN_POWER}-{MAX_POWER} "
-                             f"(1-9, J=10, Q=11, K=12, A=13); got {value!r}")
+        raise InvalidOptions(
+            f"card {card_id!r}: {side} must be a whole number {MIN_POWER}-{MAX_POWER} "
+            f"(1-9, J=10, Q=11, K=12, A=13); got {value!r}"
+        )
     return value
 
 
@@ -82,8 +83,10 @@ def parse_inline(raw: Mapping[str, Any]) -> Card:
     unknown = sorted(set(raw) - INLINE_FIELDS)
     missing = [side for side in SIDES if side not in raw]
     if unknown or missing:
-        raise InvalidOptions(f"inline card {card_id!r}: " + (f"unknown field(s) {', '.join(unknown)}"
-                             if unknown else f"missing {', '.join(missing)}"))
+        raise InvalidOptions(
+            f"inline card {card_id!r}: "
+            + (f"unknown field(s) {', '.join(unknown)}" if unknown else f"missing {', '.join(missing)}")
+        )
     element = raw.get("element")
     if element is not None and element not in ELEMENTS:
         raise InvalidOptions(f"card {card_id!r}: element must be one of {', '.join(ELEMENTS)}; got {element!r}")
@@ -145,8 +148,12 @@ def deck_pair(value: Any) -> Any:
 
     A card is an id or an object, never a list, so a list of two lists is a pair.
     """
-    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == N_SEATS \
-            and all(isinstance(d, Sequence) and not isinstance(d, str) for d in value):
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and len(value) == N_SEATS
+        and all(isinstance(d, Sequence) and not isinstance(d, str) for d in value)
+    ):
         return value
     return [value, value]
 

@@ -44,10 +44,12 @@ NOBODY = Pending(())
 
 def _check_whole(allowed: Sequence[Any]) -> Callable[[Any], str | None]:
     """An ``Option.check`` refusing booleans and floats that ``in choices`` would let through."""
+
     def check(value: Any) -> str | None:
         if isinstance(value, (bool, float)):
             return f"must be one of {', '.join(map(str, allowed))}; got {value!r}"
         return None
+
     return check
 
 
@@ -69,17 +71,38 @@ class SanBan:
     min_players = 2
     max_players = 2
     options: ClassVar[Mapping[str, Option]] = {
-        "mode": Option(st.STANDARD, "standard, gamer (own order, hidden hands), advanced (elemental, "
-                       "random hidden order) or hardcore (elemental, add, winner claims a card)", MODES),
-        "first": Option(COIN, "the first player: 0, 1, or coin (the coin winner chooses)", FIRST_CHOICES,
-                        "integer|string", _check_whole(FIRST_CHOICES)),
-        "tier": Option(2, "power tier (1 weak .. 5 strong) of the random decks", tuple(TIERS), "integer",
-                       _check_whole(tuple(TIERS))),
-        "deck": Option(None, "null (random decks of 5 from the tier), one deck of 5-12 cards that each seat "
-                       "gets, or a list of 2 decks (one per seat); a card is a catalogue id or an inline card "
-                       "{id, top, right, bottom, left, element?}", None, "array", check_deck),
-        "decks": Option(None, "null, or 2 decks (one per seat) as in option 'deck'; give one of the two",
-                        None, "array", check_decks),
+        "mode": Option(
+            st.STANDARD,
+            "standard, gamer (own order, hidden hands), advanced (elemental, "
+            "random hidden order) or hardcore (elemental, add, winner claims a card)",
+            MODES,
+        ),
+        "first": Option(
+            COIN,
+            "the first player: 0, 1, or coin (the coin winner chooses)",
+            FIRST_CHOICES,
+            "integer|string",
+            _check_whole(FIRST_CHOICES),
+        ),
+        "tier": Option(
+            2,
+            "power tier (1 weak .. 5 strong) of the random decks",
+            tuple(TIERS),
+            "integer",
+            _check_whole(tuple(TIERS)),
+        ),
+        "deck": Option(
+            None,
+            "null (random decks of 5 from the tier), one deck of 5-12 cards that each seat "
+            "gets, or a list of 2 decks (one per seat); a card is a catalogue id or an inline card "
+            "{id, top, right, bottom, left, element?}",
+            None,
+            "array",
+            check_deck,
+        ),
+        "decks": Option(
+            None, "null, or 2 decks (one per seat) as in option 'deck'; give one of the two", None, "array", check_decks
+        ),
     }
     bots: ClassVar[Mapping[str, Bot]] = {"greedy": greedy}
 
@@ -89,8 +112,9 @@ class SanBan:
         """No cards yet: ``decks_dealt`` brings them."""
         return State(mode=options.get("mode", st.STANDARD))
 
-    def setup(self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom,
-              deal: Mapping[str, Any] | None) -> list[Event]:
+    def setup(
+        self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
+    ) -> list[Event]:
         """Deal the decks; draw the coin and advanced shuffles; reveal at once if nobody chooses."""
         decks, first = self._opening(options, rng, deal)
         hidden: dict[str, Any] = {}
@@ -98,21 +122,23 @@ class SanBan:
             hidden["coin_winner"] = rng.below(2)
         if options["mode"] == ADVANCED and deal is None:
             hidden["shuffles"] = [rng.shuffled(range(HAND_SIZE)) for _ in SEATS]
-        private: dict[str, Any] = {str(s): {"deck": [c.id for c in deck], "cards": _defs(deck)}
-                                   for s, deck in enumerate(decks)}
+        private: dict[str, Any] = {
+            str(s): {"deck": [c.id for c in deck], "cards": _defs(deck)} for s, deck in enumerate(decks)
+        }
         if hidden:
             private[HIDDEN] = hidden
         dealt = Event(st.DECKS_DEALT, {"deck_sizes": [len(d) for d in decks], "first": first}, private)
         state = self.evolve(self.initial_state(options, n_seats), dealt)
         return [dealt] if st.must_choose(state) else [dealt, *self.resolve(state, 0, {})]
 
-    def _opening(self, options: Mapping[str, Any], rng: SeededRandom,
-                 deal: Mapping[str, Any] | None) -> tuple[tuple[tuple[Card, ...], ...], Any]:
+    def _opening(
+        self, options: Mapping[str, Any], rng: SeededRandom, deal: Mapping[str, Any] | None
+    ) -> tuple[tuple[tuple[Card, ...], ...], Any]:
         """The decks and the first player, from the deal, the options, or the generator."""
         if deal is not None:
             unknown = sorted(set(deal) - DEAL_FIELDS)
             if unknown or "decks" not in deal:
-                raise InvalidOptions("a San Ban fixed deal is {\"decks\": [deck 0, deck 1], \"first\"?: 0|1|\"coin\"}")
+                raise InvalidOptions('a San Ban fixed deal is {"decks": [deck 0, deck 1], "first"?: 0|1|"coin"}')
             first = deal.get("first", options["first"])
             if _check_whole(FIRST_CHOICES)(first) or first not in FIRST_CHOICES:
                 raise InvalidOptions(f"the deal's 'first' must be 0, 1 or \"coin\"; got {first!r}")
@@ -124,7 +150,7 @@ class SanBan:
         if options["deck"] is not None:
             return parse_decks(deck_pair(options["deck"])), options["first"]
         ids = rng.sample(TIERS[options["tier"]], 2 * HAND_SIZE)
-        decks = tuple(tuple(CATALOGUE[i] for i in ids[s * HAND_SIZE:(s + 1) * HAND_SIZE]) for s in SEATS)
+        decks = tuple(tuple(CATALOGUE[i] for i in ids[s * HAND_SIZE : (s + 1) * HAND_SIZE]) for s in SEATS)
         return decks, options["first"]
 
     # -- state ---------------------------------------------------------------
@@ -180,8 +206,10 @@ class SanBan:
         if kind == CHOOSE_FIRST:
             return [{"type": kind, "first": True}, {"type": kind, "first": False}]
         if kind == CLAIM_CARD:
-            return [*({"type": kind, "card": c} for c in state.hands[1 - seat]),  # type: ignore[index]
-                    {"type": kind, "card": None}]
+            return [
+                *({"type": kind, "card": c} for c in state.hands[1 - seat]),  # type: ignore[index]
+                {"type": kind, "card": None},
+            ]
         empty = [cell for cell, slot in enumerate(state.board) if slot is None]
         if state.mode in FORCED_MODES:
             return [{"type": PLACE, "cell": cell} for cell in empty]
@@ -251,8 +279,9 @@ class SanBan:
             raise IllegalAction(f"{card_id} is not in your hand{played}")
         placed = st.card(state, card_id)
         events = [Event(st.CARD_PLACED, {"seat": seat, "cell": cell, "card": card_id, "card_def": placed.to_dict()})]
-        for rule, cells in flips(st.board_cards(state), cell, placed, seat, state.mode in ELEMENTAL_MODES,
-                                 state.mode in ADD_MODES):
+        for rule, cells in flips(
+            st.board_cards(state), cell, placed, seat, state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
+        ):
             events.append(Event(st.CARDS_FLIPPED, {"seat": seat, "cells": cells, "rule": rule}))
         return events
 
@@ -263,8 +292,9 @@ class SanBan:
         if action["card"] is None:  # the rulebook: the winner "may" take a card
             return [Event(st.CLAIM_DECLINED, {"seat": seat, "from": loser})]
         if action["card"] not in five:
-            raise IllegalAction(f"{action['card']} is not one of the loser's five cards ({', '.join(five)}); "
-                                "card null takes none")
+            raise IllegalAction(
+                f"{action['card']} is not one of the loser's five cards ({', '.join(five)}); card null takes none"
+            )
         return [Event(st.CARD_CLAIMED, {"seat": seat, "card": action["card"], "from": loser})]
 
     def resolve(self, state: State, part: int, choices: Mapping[int, Mapping[str, Any]]) -> list[Event]:
@@ -296,8 +326,9 @@ class SanBan:
         return _view(state, viewer, reveal_all)
 
 
-def _visible_hand(state: State, seat: int, viewer: int | None, reveal_all: bool,
-                  cards: Sequence[str]) -> list[str] | None:
+def _visible_hand(
+    state: State, seat: int, viewer: int | None, reveal_all: bool, cards: Sequence[str]
+) -> list[str] | None:
     """``cards`` of ``seat`` if ``viewer`` may see them (own advanced cards sorted: the order is secret)."""
     if state.hands is None:
         return None

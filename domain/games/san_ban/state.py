@@ -86,15 +86,16 @@ def remaining(state: State, seat: int) -> tuple[str, ...]:
     if state.hands is None:
         return ()
     if state.orders is not None:
-        return state.orders[seat][len(state.played[seat]):]
+        return state.orders[seat][len(state.played[seat]) :]
     played = state.played[seat]
     return tuple([c for c in state.hands[seat] if c not in played])
 
 
 def scores(state: State) -> list[int]:
     """Cards of each colour on the board plus cards still in hand."""
-    return [sum(1 for slot in state.board if slot is not None and slot.owner == s) + len(remaining(state, s))
-            for s in SEATS]
+    return [
+        sum(1 for slot in state.board if slot is not None and slot.owner == s) + len(remaining(state, s)) for s in SEATS
+    ]
 
 
 def winner(state: State) -> int | None:
@@ -113,8 +114,7 @@ def phase(state: State) -> str:
         return COIN_PHASE
     if state.n_placed < N_CELLS:
         return PLAY
-    if (state.mode in CLAIM_MODES and state.claimed is None and not state.claim_declined
-            and winner(state) is not None):
+    if state.mode in CLAIM_MODES and state.claimed is None and not state.claim_declined and winner(state) is not None:
         return CLAIM
     return OVER
 
@@ -133,9 +133,16 @@ def _decks_dealt(state: State, ev: Event) -> State:
     seats = [ev.private_for(s) for s in SEATS]
     cards = {cid: Card.from_dict(cid, raw) for part in seats for cid, raw in part.get("cards", {}).items()}
     first = ev.data.get("first")
-    return changed(state, dealt=True, decks=_per_seat(p.get("deck", ()) for p in seats),
-                    cards=tuple(cards.values()), by_id=cards, shuffles=_per_seat(ev.hidden.get("shuffles", ())),
-                    coin_winner=ev.hidden.get("coin_winner"), first=first if first != COIN else None)
+    return changed(
+        state,
+        dealt=True,
+        decks=_per_seat(p.get("deck", ()) for p in seats),
+        cards=tuple(cards.values()),
+        by_id=cards,
+        shuffles=_per_seat(ev.hidden.get("shuffles", ())),
+        coin_winner=ev.hidden.get("coin_winner"),
+        first=first if first != COIN else None,
+    )
 
 
 def _hands_chosen(state: State, ev: Event) -> State:
@@ -150,14 +157,16 @@ def _card_placed(state: State, ev: Event) -> State:
     board, played = list(state.board), list(state.played)
     board[cell] = Slot(ev.data["card"], seat)
     played[seat] += (ev.data["card"],)
-    return changed(state, board=tuple(board), played=tuple(played),
-                    n_placed=state.n_placed + (state.board[cell] is None))
+    return changed(
+        state, board=tuple(board), played=tuple(played), n_placed=state.n_placed + (state.board[cell] is None)
+    )
 
 
 def _cards_flipped(state: State, ev: Event) -> State:
     seat, cells = ev.data["seat"], set(ev.data["cells"])
-    board = tuple(Slot(slot.card, seat) if i in cells and slot is not None else slot
-                  for i, slot in enumerate(state.board))
+    board = tuple(
+        Slot(slot.card, seat) if i in cells and slot is not None else slot for i, slot in enumerate(state.board)
+    )
     return changed(state, board=board)
 
 
