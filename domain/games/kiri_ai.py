@@ -283,9 +283,13 @@ class State:
         return tuple(c for c in cards if c != self.set_aside[seat])
 
     def holding(self, seat: int) -> tuple[str, ...]:
-        """The cards in the seat's hand now: after a resolved first step, without its card."""
-        played = self.first_cards[seat] if self.step >= 1 else None
-        return tuple(c for c in self.hand(seat) if c != played)
+        """The cards in the seat's hand now: without the cards of the steps resolved this round.
+
+        (A round that ends normally takes both back at once; one that ends in a
+        defeat at its second step leaves both played, and the hand shows it.)
+        """
+        played = {self.card_of(seat, log.faces[seat]) for log in self.steps[: self.step]}
+        return tuple(c for c in self.hand(seat) if c not in played)
 
     def card_of(self, seat: int, face: str) -> str:
         """The card a face is printed on (``special``: the seat's own special)."""
@@ -453,8 +457,7 @@ def _check_program(state: State, seat: int, action: Mapping[str, Any]) -> None:
     require_fields(action, ["first", "second"])
     first, second = action["first"], action["second"]
     if _check_face(state, seat, "first", first) == _check_face(state, seat, "second", second):
-        faces = CARD_FACES.get(FACE_CARD.get(first, ""), ())
-        why = f"{faces[0]} and {faces[1]} are one card" if len(faces) == 2 else f"{first} twice"
+        why = f"the same card twice ({first})" if first == second else f"{first} and {second} are two faces of one card"
         raise IllegalAction(f"first and second must be different cards: {why}")
 
 

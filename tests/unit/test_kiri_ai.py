@@ -380,6 +380,10 @@ def test_defeat_in_the_second_step() -> None:
     assert [e.data["part"] for e in events if e.type == CHOICES_REVEALED] == [0, 1]
     assert [e.type for e in events][-2:] == ["defeated", GAME_ENDED]
     assert table.result["winners"] == [0]
+    final = view(table, None)["state"]  # both steps were played: neither card is still in hand
+    assert final["hand_sizes"] == [4, 4]
+    assert "approach-retreat" not in final["hands"][0] and "high-strike" not in final["hands"][0]
+    assert "high-strike" not in final["hands"][1] and "approach-retreat" not in final["hands"][1]
 
 
 def test_a_hit_injures_and_the_game_goes_on() -> None:
@@ -444,11 +448,12 @@ DIFFERENT = "first and second must be different cards: "
 @pytest.mark.parametrize(
     "first, second, reason",
     [
-        ("approach", "retreat", DIFFERENT + "approach and retreat are one card"),
-        ("retreat", "retreat", DIFFERENT + "approach and retreat are one card"),
-        ("charge", "change-stance", DIFFERENT + "charge and change-stance are one card"),
-        ("high-strike", "high-strike", DIFFERENT + "high-strike twice"),
-        ("special", "special", DIFFERENT + "special twice"),
+        ("approach", "retreat", DIFFERENT + "approach and retreat are two faces of one card"),
+        ("retreat", "retreat", DIFFERENT + "the same card twice (retreat)"),
+        ("approach", "approach", DIFFERENT + "the same card twice (approach)"),
+        ("charge", "change-stance", DIFFERENT + "charge and change-stance are two faces of one card"),
+        ("high-strike", "high-strike", DIFFERENT + "the same card twice (high-strike)"),
+        ("special", "special", DIFFERENT + "the same card twice (special)"),
         ("jump", "approach", "first action 'jump' is unknown"),
         ("approach", None, "second action None is unknown"),
         ("kesa", "approach", "first action 'kesa' is unknown"),
