@@ -279,11 +279,40 @@ def _compare(expected: Sequence[Event], envs: Sequence[Mapping[str, Any]], what:
             last = envs[-1]["seq"] if envs else None
             raise Failure(f"the record ends where the rules derive {ev.type} ({what})", last)
         env = envs[offset]
-        if _normal(ev) != _normal(to_event(env)):
+        derived, recorded = _normal(ev), _normal(to_event(env))
+        if derived != recorded:
+            where, want, got = first_difference(derived, recorded)
             raise Failure(
-                f"event {env['seq']}: the rules derive {ev.type}, the record has a different {env['type']} ({what})",
+                f"event {env['seq']}: the rules derive {ev.type}, the record has a different {env['type']} "
+                f"({what}): {where} should be {_short(want)}, the record has {_short(got)}",
                 env["seq"],
             )
+
+
+MISSING = object()
+
+
+def first_difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first place where two JSON values differ, as a path (``data.result.scores[1]``), and both values."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in sorted(set(want) | set(got)):
+            if want.get(key, MISSING) != got.get(key, MISSING):
+                return first_difference(want.get(key, MISSING), got.get(key, MISSING), f"{path}.{key}" if path else key)
+    if isinstance(want, list) and isinstance(got, list):
+        for i in range(max(len(want), len(got))):
+            a = want[i] if i < len(want) else MISSING
+            b = got[i] if i < len(got) else MISSING
+            if a != b:
+                return first_difference(a, b, f"{path}[{i}]")
+    return path or "the event", want, got
+
+
+def _short(value: Any) -> str:
+    """A value for a message: JSON, cut at 80 characters; ``absent`` for a missing key."""
+    if value is MISSING:
+        return "absent"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -> str:

@@ -112,6 +112,13 @@ def commitment(game_id: str, seat: int, step: int, part: int, action: Mapping[st
     return sha256_hex(canonical_json(payload))
 
 
+def player_counts(game: Game) -> str:
+    """``exactly 2 players`` or ``3 to 6 players``."""
+    if game.min_players == game.max_players:
+        return f"exactly {game.min_players} players"
+    return f"{game.min_players} to {game.max_players} players"
+
+
 def bot_levels(game: Game) -> list[str]:
     """Bot levels a seat of ``game`` may use: ``random`` always, then the game's own."""
     return ["random", *[level for level in game.bots if level != "random"]]
@@ -147,13 +154,13 @@ def create(
     """The opening events of a new game (``game_created`` then the game's setup)."""
     game = get_game(kind)
     if not game.min_players <= len(seats) <= game.max_players:
-        raise InvalidOptions(
-            f"{game.name} needs {game.min_players}-{game.max_players} players, got {len(seats)}", ("players",)
-        )
+        raise InvalidOptions(f"{game.name} needs {player_counts(game)}, got {len(seats)}", ("players",))
     known_bots = bot_levels(game)
-    for bot in {s.bot for s in seats} - {None}:
-        if bot not in known_bots:
-            raise InvalidOptions(f"unknown bot {bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players",))
+    for seat in seats:
+        if seat.bot is not None and seat.bot not in known_bots:
+            raise InvalidOptions(
+                f"unknown bot {seat.bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players", seat.seat, "bot")
+            )
     opts = normalize_options(game, options)
     if deal is not None and not isinstance(deal, Mapping):
         raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))

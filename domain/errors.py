@@ -7,10 +7,11 @@ class KifuError(Exception):
     """Base class: the message is meant for a person to read and act on.
 
     ``field`` optionally names the request field at fault as a path, e.g.
-    ``("options", "mode")``; the API reports it under ``errors``.
+    ``("options", "mode")`` or ``("players", 2, "bot")``; the API reports it
+    under ``errors`` as ``options.mode`` or ``players[2].bot``.
     """
 
-    def __init__(self, message: str, field: tuple[str, ...] | None = None) -> None:
+    def __init__(self, message: str, field: tuple[str | int, ...] | None = None) -> None:
         super().__init__(message)
         self.field = field
 

@@ -13,10 +13,12 @@ import socket
 
 from gunicorn import util
 
+from entrypoints.api.problems import kind_for_status, problem_body
+
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's ``write_error``, as an RFC 9457 problem."""
-    body = json.dumps({"type": "about:blank", "title": reason, "status": status_int, "detail": mesg or reason}).encode()
+    body = json.dumps(problem_body(kind_for_status(status_int), mesg or reason, status_int)).encode()
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
         f"Content-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"

@@ -1,45 +1,54 @@
-"""Service-layer errors, each mapped to one HTTP status by the API."""
+"""Service-layer errors, each one kind of problem (``kind``: the slug of ``/problems/<slug>``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class ServiceError(Exception):
-    """Base: ``status`` is the HTTP status, the message is the problem's detail."""
+    """Base: ``kind`` names the problem (and so its HTTP status); the message is its detail."""
 
-    status = 400
-    title = "Bad request"
+    kind = "invalid-request"
 
-    def __init__(self, message: str = "", field: tuple[str, ...] | None = None) -> None:
+    def __init__(self, message: str = "", field: Sequence[str | int] | None = None) -> None:
         super().__init__(message)
-        self.field = field  # the request field at fault, reported under ``errors``
+        self.field = field  # the request field at fault, reported under ``errors`` as a path
 
 
 class GameNotFound(ServiceError):
-    status = 404
-    title = "Game not found"
+    kind = "game-not-found"
 
 
 class Unauthorized(ServiceError):
-    status = 401
-    title = "Unknown or missing seat token"
+    kind = "unauthorized"
 
 
 class Forbidden(ServiceError):
-    status = 403
-    title = "Not allowed"
+    kind = "forbidden"
 
 
 class Conflict(ServiceError):
     """The expected version is stale; ``current`` is the game's version now."""
 
-    status = 409
-    title = "Version conflict"
+    kind = "version-conflict"
 
     def __init__(self, current: int) -> None:
         super().__init__(f"the game is at version {current}; reload and try again")
         self.current = current
 
 
-class Unprocessable(ServiceError):
-    status = 422
-    title = "Unprocessable request"
+class SeatTaken(ServiceError):
+    kind = "seat-taken"
+
+
+class IdempotencyKeyReused(ServiceError):
+    kind = "idempotency-key-reused"
+
+    def __init__(self) -> None:
+        super().__init__("this Idempotency-Key was already used for a different request")
+
+
+class InvalidRequest(ServiceError):
+    """A request parameter the schema cannot judge alone (a replay step beyond the log, a seat that is not there)."""
+
+    kind = "invalid-request"

@@ -16,11 +16,10 @@ from domain import engine
 from domain.audit import verify_record
 from domain.canonical import canonical_json, sha256_hex
 from domain.engine import Seat, Table
-from domain.errors import InvalidOptions
 from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_envelope, to_event, withheld_envelope
 from domain.registry import get_game
-from service.errors import Conflict, Forbidden, GameNotFound, Unauthorized, Unprocessable
+from service.errors import Conflict, Forbidden, GameNotFound, IdempotencyKeyReused, InvalidRequest, Unauthorized
 from service.ports import DuplicateCommand, EventLog, Head, NoScheduler, Scheduler, VersionConflict
 from service.tables import TableLoader
 
@@ -90,10 +89,7 @@ class GameService:
             return Answer(self._creation_answer(game_id, {}), replayed=True)
         seats = [Seat(i, p["name"], p.get("bot")) for i, p in enumerate(players)]
         seed = secrets.token_bytes(32)
-        try:
-            events = engine.create(game, game_id, seats, seed, options, deal)
-        except InvalidOptions as exc:
-            raise Unprocessable(str(exc), exc.field) from None
+        events = engine.create(game, game_id, seats, seed, options, deal)  # InvalidOptions: the API's 422
         envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()), fresh_salt)
         tokens = {s.seat: secrets.token_urlsafe(TOKEN_BYTES) for s in seats if s.bot is None}
         meta = {"seed": seed.hex(), "created_at": envs[0]["at"]}
@@ -112,7 +108,7 @@ class GameService:
             return "g" + secrets.token_hex(8)
         game_id = self.store.reserve_creation(sha256_hex(key.encode()), fingerprint, "g" + secrets.token_hex(8))
         if game_id is None:
-            raise Unprocessable("this Idempotency-Key was already used for a different request")
+            raise IdempotencyKeyReused()
         return game_id
 
     def _creation_answer(self, game_id: str, tokens: Mapping[int, str]) -> dict[str, Any]:
@@ -201,7 +197,7 @@ class GameService:
 
     def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
         if record.get("fingerprint") != fingerprint:
-            raise Unprocessable("this Idempotency-Key was already used for a different request")
+            raise IdempotencyKeyReused()
         table, _head = self.tables.load(game_id)
         envs = self.store.read(game_id, record["first"] - 1, record["last"] - record["first"] + 1)
         return self._action_answer(table, seat, record["last"], envs)
@@ -285,9 +281,9 @@ class GameService:
         """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""
         table, head = self.tables.load(game_id)
         if not 1 <= step <= head.version:
-            raise Unprocessable(f"step must be between 1 and {head.version}", ("step",))
+            raise InvalidRequest(f"step must be between 1 and {head.version}", ("step",))
         if as_seat is not None and not 0 <= as_seat < len(table.seats):
-            raise Unprocessable(f"there is no seat {as_seat}", ("as",))
+            raise InvalidRequest(f"there is no seat {as_seat}", ("as",))
         if as_seat is not None and not table.finished and as_seat != viewer:
             raise Forbidden("while the game runs, a replay can only be seen as your own seat")
         envs = self.store.read(game_id, 0, step)

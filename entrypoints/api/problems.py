@@ -1,76 +1,271 @@
-"""RFC 9457 problem+json answers for every error: no HTML, no stack traces."""
+"""RFC 9457 problem+json answers for every error: a stable ``type`` per kind, no HTML, no stack traces.
+
+Each kind of problem has a slug; its ``type`` is ``/problems/<slug>`` and its
+``title`` never changes, so a client can switch on either. ``GET /problems``
+and ``GET /problems/<slug>`` serve a page about each kind (what happened, what
+to do). ``detail`` says what went wrong this time; field errors name the exact
+field as a path (``players[2].bot``, ``options.mode``).
+"""
 
 from __future__ import annotations
 
+import html
 import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis
-from flask import Flask, Response, json
+from flask import Blueprint, Flask, Response, abort, json
+from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from domain.errors import GameOver, IllegalAction, InvalidOptions, KifuError, NotYourTurn, UnknownGame
 from service.errors import Conflict, ServiceError
 
 log = logging.getLogger("kifu.api")
+bp = Blueprint("problems", __name__)
 
-DOMAIN_STATUS: dict[type[KifuError], tuple[int, str]] = {
-    IllegalAction: (422, "Illegal action"),
-    InvalidOptions: (422, "Invalid game options"),
-    UnknownGame: (422, "Unknown game"),
-    NotYourTurn: (403, "Not your turn"),
-    GameOver: (403, "The game is over"),
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of problem: its slug, status, fixed title, and what a client should do."""
+
+    slug: str
+    status: int
+    title: str
+    about: str
+
+    @property
+    def type(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+KINDS: dict[str, Kind] = {
+    k.slug: k
+    for k in (
+        Kind(
+            "malformed-request",
+            400,
+            "Malformed request",
+            "The body is not valid JSON (numbers finite, integers within 64 bits, at most 64 levels deep), "
+            "or the request could not be parsed. Fix the request; retrying it unchanged will fail again.",
+        ),
+        Kind(
+            "unauthorized",
+            401,
+            "Unknown or missing seat token",
+            "The request needs a seat token (`Authorization: Bearer <token>`), or the token given is not a "
+            "seat of this game, or the stream ticket has expired. Use the token returned when the game was "
+            "created or the seat joined.",
+        ),
+        Kind(
+            "forbidden",
+            403,
+            "Not allowed",
+            "The token is valid but may not do this, e.g. replay another seat's view while the game runs.",
+        ),
+        Kind(
+            "not-your-turn",
+            403,
+            "Not your turn",
+            "The seat may not act now: another seat is to act, or its secret choice for this step is already "
+            "in. Read `to_act` in the game view, or wait for the next event.",
+        ),
+        Kind(
+            "game-over",
+            403,
+            "The game is over",
+            "The game has ended; it accepts no more actions. Its record is complete and can be verified.",
+        ),
+        Kind("game-not-found", 404, "Game not found", "There is no game with this id."),
+        Kind("not-found", 404, "Not found", "There is no resource at this path. The paths are in openapi.yaml."),
+        Kind(
+            "method-not-allowed",
+            405,
+            "Method not allowed",
+            "The path exists but not with this method; the `Allow` header lists the methods it takes.",
+        ),
+        Kind(
+            "version-conflict",
+            409,
+            "Version conflict",
+            "`expected_version` (or `If-Match`) is not the game's version any more: another action came "
+            "first. `current_version` says the version now; reload the game and decide again.",
+        ),
+        Kind("seat-taken", 409, "Seat taken", "The seat is not open: it was joined already, or never was open."),
+        Kind("payload-too-large", 413, "Payload too large", "The request body is larger than the server accepts."),
+        Kind("uri-too-long", 414, "URI too long", "The request line is longer than the server accepts."),
+        Kind(
+            "invalid-request",
+            422,
+            "Invalid request",
+            "The request is well-formed JSON but does not match its schema (see openapi.yaml); `errors` maps "
+            "each field at fault, as a path such as `players[2].bot`, to its messages.",
+        ),
+        Kind(
+            "invalid-game-settings",
+            422,
+            "Invalid game settings",
+            "The players, options or fixed deal are not acceptable for this game; `errors` names the field "
+            "(`players`, `players[1].bot`, `options.<name>`, `deal`) and `detail` the rule. The catalogue "
+            "(`GET /v1/catalog`) lists each game's options and player counts.",
+        ),
+        Kind("unknown-game", 422, "Unknown game", "No game is registered under that id; see `GET /v1/catalog`."),
+        Kind(
+            "illegal-action",
+            422,
+            "Illegal action",
+            "The action breaks a rule of the game; `detail` names the rule and the card. `GET .../actions` "
+            "lists the legal actions of your seat now.",
+        ),
+        Kind(
+            "idempotency-key-reused",
+            422,
+            "Idempotency key reused",
+            "This `Idempotency-Key` was used before for a different request. Use a new key for a new request.",
+        ),
+        Kind("rate-limited", 429, "Too many requests", "Slow down; `Retry-After` says when to try again."),
+        Kind(
+            "internal-error",
+            500,
+            "Internal server error",
+            "The server failed; the error was logged. Retrying may help; if it persists, report it.",
+        ),
+        Kind(
+            "service-unavailable",
+            503,
+            "Service unavailable",
+            "The event store is unreachable for a moment; nothing was written. Retry shortly.",
+        ),
+        Kind("http-error", 400, "HTTP error", "An HTTP-level error; `status` and `detail` say which."),
+    )
+}
+
+DOMAIN_KINDS: dict[type[KifuError], str] = {
+    IllegalAction: "illegal-action",
+    InvalidOptions: "invalid-game-settings",
+    UnknownGame: "unknown-game",
+    NotYourTurn: "not-your-turn",
+    GameOver: "game-over",
+}
+HTTP_KINDS = {
+    400: "malformed-request",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "payload-too-large",
+    414: "uri-too-long",
+    429: "rate-limited",
+    500: "internal-error",
+    503: "service-unavailable",
 }
 
 
-def problem(status: int, title: str, detail: str, **extra: Any) -> Response:
-    """A problem+json response."""
-    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    return Response(json.dumps(body), status=status, mimetype="application/problem+json")
+def kind_for_status(status: int) -> Kind:
+    """The kind of an HTTP-level error with this status (``http-error`` when none is more precise)."""
+    return KINDS[HTTP_KINDS.get(status, "http-error")]
 
 
-def _field_errors(path: tuple[str, ...] | None, message: str) -> dict[str, Any]:
-    """``{"errors": {"options": {"mode": [message]}}}`` for a field path; nothing without one."""
-    if not path:
-        return {}
-    errors: Any = [message]
-    for name in reversed(path):
-        errors = {name: errors}
-    return {"errors": errors}
+def problem_body(kind: Kind, detail: str, status: int | None = None, **extra: Any) -> dict[str, Any]:
+    """The problem document of ``kind`` (``status`` overrides it only for the generic ``http-error``)."""
+    return {"type": kind.type, "title": kind.title, "status": status or kind.status, "detail": detail, **extra}
+
+
+def problem(slug: str, detail: str, status: int | None = None, **extra: Any) -> Response:
+    """A problem+json response of kind ``slug``."""
+    body = problem_body(KINDS[slug], detail, status, **extra)
+    return Response(json.dumps(body), status=body["status"], mimetype="application/problem+json")
+
+
+def field_path(path: Sequence[str | int]) -> str:
+    """``("players", 2, "bot")`` -> ``players[2].bot``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def flat_errors(messages: Any, prefix: Sequence[str | int] = ()) -> dict[str, list[str]]:
+    """marshmallow's nested messages as ``{"players[2].bot": [...]}`` (``_schema`` for the whole body)."""
+    if isinstance(messages, Mapping):
+        out: dict[str, list[str]] = {}
+        for key, value in messages.items():
+            part: str | int = int(key) if isinstance(key, int) or (isinstance(key, str) and key.isdigit()) else key
+            out |= flat_errors(value, (*prefix, part))
+        return out
+    texts = messages if isinstance(messages, list) else [messages]
+    return {field_path(prefix) or "_schema": [str(t) for t in texts]}
+
+
+def _errors(path: Sequence[str | int] | None, message: str) -> dict[str, Any]:
+    return {"errors": {field_path(path): [message]}} if path else {}
 
 
 def register(app: Flask) -> None:
-    """Map every error to a problem response."""
+    """Map every error to a problem response, and serve the problem pages."""
+    app.register_blueprint(bp)
 
     @app.errorhandler(ValidationError)
     def _invalid(exc: ValidationError) -> Response:
-        messages = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
-        return problem(422, "Invalid request", "the request does not match the schema", errors=messages)
+        return problem("invalid-request", "the request does not match the schema", errors=flat_errors(exc.messages))
 
     @app.errorhandler(ServiceError)
     def _service(exc: ServiceError) -> Response:
         extra = {"current_version": exc.current} if isinstance(exc, Conflict) else {}
-        return problem(exc.status, exc.title, str(exc), **extra, **_field_errors(exc.field, str(exc)))
+        return problem(exc.kind, str(exc), **extra, **_errors(exc.field, str(exc)))
 
     @app.errorhandler(KifuError)
     def _domain(exc: KifuError) -> Response:
-        status, title = next((v for k, v in DOMAIN_STATUS.items() if isinstance(exc, k)), (422, "Refused"))
-        return problem(status, title, str(exc), **_field_errors(exc.field, str(exc)))
+        slug = next((s for k, s in DOMAIN_KINDS.items() if isinstance(exc, k)), "illegal-action")
+        return problem(slug, str(exc), **_errors(exc.field, str(exc)))
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
     def _storage(exc: redis.RedisError) -> Response:
         log.error("redis unavailable: %s", exc)
-        return problem(503, "Service unavailable", "the event store is unreachable; try again shortly")
+        return problem("service-unavailable", "the event store is unreachable; try again shortly")
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
         status = exc.code or 500
-        detail = "the body is not valid JSON" if status == 400 else (exc.description or exc.name)
-        return problem(status, exc.name, detail)
+        kind = kind_for_status(status)
+        detail = exc.description or exc.name
+        response = problem(kind.slug, detail, status)
+        if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+        return response
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         log.exception("unexpected error")
-        return problem(500, "Internal server error", "the server failed; the error was logged")
+        return problem("internal-error", "the server failed; the error was logged")
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<body><main>{body}</main></body></html>
+"""
+
+
+@bp.get("/problems")
+def index() -> ResponseReturnValue:
+    items = "".join(
+        f'<li><a href="{k.type}"><code>{k.slug}</code></a> ({k.status}) {html.escape(k.title)}</li>'
+        for k in KINDS.values()
+    )
+    body = f"<h1>Kifu problem types</h1><p>Every error is <code>application/problem+json</code>.</p><ul>{items}</ul>"
+    return Response(PAGE.format(title="Kifu problem types", body=body), mimetype="text/html")
+
+
+@bp.get("/problems/<slug>")
+def page(slug: str) -> ResponseReturnValue:
+    kind = KINDS.get(slug)
+    if kind is None:
+        abort(404)
+    body = (
+        f"<h1>{html.escape(kind.title)}</h1><p>HTTP {kind.status}; <code>type</code>: "
+        f"<code>{kind.type}</code></p><p>{html.escape(kind.about)}</p>"
+        '<p><a href="/problems">All problem types</a></p>'
+    )
+    return Response(PAGE.format(title=html.escape(kind.title), body=body), mimetype="text/html")

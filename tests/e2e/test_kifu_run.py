@@ -104,7 +104,7 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
     assert {"san-ban", "nin-nal", "kiri-ai"} <= {g["id"] for g in requests.get(f"{base}/v1/catalog").json()["games"]}
     too_long = requests.get(f"{base}/v1/games/{'x' * 5000}", timeout=TIMEOUT)  # refused by gunicorn itself
     assert too_long.status_code == 414 and too_long.headers["Content-Type"] == "application/problem+json"
-    assert too_long.json()["status"] == 414  # API.md: no HTML error pages
+    assert too_long.json()["status"] == 414 and too_long.json()["type"] == "/problems/uri-too-long"  # no HTML
     created = requests.post(
         f"{base}/v1/games",
         timeout=TIMEOUT,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -37,7 +36,8 @@ def test_create_returns_tokens_once_and_the_view(client: FlaskClient) -> None:
     [
         ({"players": TWO}, "game"),
         ({"game": "toy"}, "players"),
-        ({"game": "toy", "players": [{"name": ""}, {"name": "b"}]}, "players"),
+        ({"game": "toy", "players": [{"name": ""}, {"name": "b"}]}, "players[0].name"),
+        ({"game": "toy", "players": [{"name": "a"}, {"name": "b", "bot": 7}]}, "players[1].bot"),
         ({"game": "toy", "players": TWO, "colour": "red"}, "colour"),
         ({"game": "toy", "players": "ann"}, "players"),
     ],
@@ -45,14 +45,15 @@ def test_create_returns_tokens_once_and_the_view(client: FlaskClient) -> None:
 def test_create_refuses_bad_bodies_with_field_errors(client: FlaskClient, body: dict, field: str) -> None:
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422 and r.content_type == "application/problem+json"
-    assert field in r.json["errors"]
+    assert r.json["type"] == "/problems/invalid-request" and r.json["title"] == "Invalid request"
+    assert field in r.json["errors"] and all(isinstance(m, list) for m in r.json["errors"].values())
 
 
 @pytest.mark.parametrize(
     "body, words",
     [
         ({"game": "chess", "players": TWO}, "unknown game"),
-        ({"game": "toy", "players": TWO[:1]}, "needs 2-2 players"),
+        ({"game": "toy", "players": TWO[:1]}, "needs exactly 2 players"),
         ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, "must be one of"),
         ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, "unknown bot"),
     ],
@@ -63,27 +64,55 @@ def test_create_refuses_bad_games_with_a_reason(client: FlaskClient, body: dict,
 
 
 @pytest.mark.parametrize(
-    "body, errors",
+    "body, field, kind",
     [
-        ({"game": "chess", "players": TWO}, {"game"}),
-        ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, {"options": {"rounds"}}),
-        ({"game": "toy", "players": TWO, "options": {"colour": "red"}}, {"options": {"colour"}}),
-        ({"game": "toy", "players": TWO, "options": {"move_timeout_s": 0}}, {"options": {"move_timeout_s"}}),
-        ({"game": "toy", "players": TWO[:1]}, {"players"}),
-        ({"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]}, {"players"}),
-        ({"game": "toy", "players": TWO, "deal": {"nonsense": 1}}, {"deal"}),
+        ({"game": "chess", "players": TWO}, "game", "unknown-game"),
+        ({"game": "toy", "players": TWO, "options": {"rounds": 7}}, "options.rounds", "invalid-game-settings"),
+        ({"game": "toy", "players": TWO, "options": {"colour": "red"}}, "options.colour", "invalid-game-settings"),
+        (
+            {"game": "toy", "players": TWO, "options": {"move_timeout_s": 0}},
+            "options.move_timeout_s",
+            "invalid-game-settings",
+        ),
+        ({"game": "toy", "players": TWO[:1]}, "players", "invalid-game-settings"),
+        (
+            {"game": "toy", "players": [{"name": "a"}, {"name": "b", "bot": "genius"}]},
+            "players[1].bot",
+            "invalid-game-settings",
+        ),
+        ({"game": "toy", "players": TWO, "deal": {"nonsense": 1}}, "deal", "invalid-game-settings"),
     ],
 )
-def test_invalid_games_name_the_field_under_errors(client: FlaskClient, body: dict, errors: Any) -> None:
+def test_invalid_games_name_the_exact_field_under_errors(
+    client: FlaskClient, body: dict, field: str, kind: str
+) -> None:
     """API.md: validation errors carry ``errors`` (field -> messages), also the rules' own checks."""
     r = client.post("/v1/games", json=body)
-    assert r.status_code == 422 and r.json["detail"]
-    got = r.json["errors"]
-    if isinstance(errors, dict):
-        ((outer, inner),) = errors.items()
-        assert set(got) == {outer} and set(got[outer]) == inner and got[outer][next(iter(inner))] == [r.json["detail"]]
-    else:
-        assert set(got) == errors and got[next(iter(errors))] == [r.json["detail"]]
+    assert r.status_code == 422 and r.json["detail"] and r.json["type"] == f"/problems/{kind}"
+    assert r.json["errors"] == {field: [r.json["detail"]]}
+
+
+def test_every_problem_type_has_a_page_and_one_title(client: FlaskClient) -> None:
+    from entrypoints.api.problems import KINDS
+
+    index = client.get("/problems")
+    assert index.status_code == 200 and index.content_type.startswith("text/html")
+    for kind in KINDS.values():
+        page = client.get(kind.type)
+        assert page.status_code == 200 and kind.title in page.get_data(as_text=True)
+        assert f'href="{kind.type}"' in index.get_data(as_text=True)
+    assert client.get("/problems/no-such-problem").json["type"] == "/problems/not-found"
+    titles = {}
+    for r in (client.get("/v1/games/nope"), client.get("/v1/games/nope/events"), client.get("/nowhere")):
+        titles.setdefault(r.json["type"], set()).add(r.json["title"])
+    assert all(len(t) == 1 for t in titles.values())
+
+
+def test_a_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
+    r = client.delete("/v1/games")
+    assert r.status_code == 405 and r.json["type"] == "/problems/method-not-allowed"
+    assert set(r.headers["Allow"].split(", ")) >= {"GET", "POST"}
+    assert "GET" in client.put("/v1/catalog").headers["Allow"]
 
 
 def test_malformed_json_is_400_problem(client: FlaskClient) -> None:

@@ -363,7 +363,7 @@ def test_422_schema_errors_carry_field_errors(api: Contract, game: dict[str, Any
     acts, pick = f"/v1/games/{gid}/actions", {"type": "pick", "n": 1}
     cases = [
         ("post", "/v1/games", {"json": {"game": "toy", "players": TWO, "colour": "red"}}, "colour"),
-        ("post", "/v1/games", {"json": {"game": "toy", "players": [{"name": ""}]}}, "players"),
+        ("post", "/v1/games", {"json": {"game": "toy", "players": [{"name": ""}]}}, "players[0].name"),
         ("post", "/v1/games", {"json": ["not", "an", "object"]}, "_schema"),
         ("post", acts, {"json": {"act": pick}, "token": token}, "action"),
         ("post", acts, {"json": {"action": pick, "expected_version": "2"}, "token": token}, "expected_version"),

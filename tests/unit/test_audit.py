@@ -87,6 +87,20 @@ def test_changed_data_with_a_recomputed_chain_fails_rederivation_at_that_event()
     report = verify_record(record)
     bad = {c["name"]: c for c in report["checks"] if not c["ok"]}
     assert "rederivation" in bad and bad["rederivation"]["seq"] == target["seq"]
+    assert "data.points should be 3, the record has 1" in bad["rederivation"]["detail"]
+
+
+def test_a_rederivation_failure_names_the_first_field_that_differs() -> None:
+    from domain.audit import first_difference
+
+    want = {"data": {"result": {"scores": [3, 1]}, "a": 1}, "type": "x"}
+    assert first_difference(want, {"data": {"result": {"scores": [3, 2]}, "a": 1}, "type": "x"}) == (
+        "data.result.scores[1]",
+        1,
+        2,
+    )
+    where, _want, got = first_difference(want, {"data": {"result": {"scores": [3, 1]}}, "type": "x"})
+    assert where == "data.a" and got is not None
 
 
 def test_changed_hash_fails_at_that_event() -> None:

@@ -100,7 +100,7 @@ def test_options_and_players_are_checked() -> None:
         engine.create("toy", "t", SEATS, b"s", {"colour": "red"})
     with pytest.raises(InvalidOptions, match="must be one of"):
         engine.create("toy", "t", SEATS, b"s", {"rounds": 9})
-    with pytest.raises(InvalidOptions, match="needs 2-2 players"):
+    with pytest.raises(InvalidOptions, match="needs exactly 2 players"):
         engine.create("toy", "t", SEATS[:1], b"s")
     with pytest.raises(InvalidOptions, match="move_timeout_s"):
         engine.create("toy", "t", SEATS, b"s", {"move_timeout_s": 0})
