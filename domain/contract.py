@@ -56,15 +56,40 @@ class Pending:
     public_reveal: bool = True
 
 
+JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+
+
 @dataclass(frozen=True)
 class Option:
-    """One game option: its default, and either allowed ``choices`` or a ``check``."""
+    """One game option: its default, and either allowed ``choices`` or a ``schema`` and a ``check``.
+
+    The catalogue shows each option as a JSON Schema fragment (``describe``):
+    the ``schema`` given, or, for ``choices``, an ``enum`` of them with their
+    JSON types, plus ``default`` and ``description``. ``check`` judges what a
+    schema cannot say (a card id that exists) and words the refusal.
+    """
 
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str = "string"
+    schema: Mapping[str, Any] | None = None
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+
+    @classmethod
+    def whole_number(
+        cls, default: int | None, description: str, minimum: int, maximum: int, nullable: bool = False
+    ) -> Option:
+        """An integer option within ``minimum``-``maximum`` (or null, when ``nullable``)."""
+
+        def check(value: Any) -> str | None:
+            if value is None and nullable:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+                return f"must be a whole number from {minimum} to {maximum}" + (", or null" if nullable else "")
+            return None
+
+        kind: Any = ["integer", "null"] if nullable else "integer"
+        return cls(default, description, schema={"type": kind, "minimum": minimum, "maximum": maximum}, check=check)
 
     def validate(self, name: str, value: Any) -> Any:
         """Return ``value`` if acceptable, else raise ``InvalidOptions``."""
@@ -77,9 +102,17 @@ class Option:
                 raise InvalidOptions(f"option {name!r}: {problem}", ("options", name))
         return value
 
+    def json_schema(self) -> dict[str, Any]:
+        """The values this option takes, as a JSON Schema fragment."""
+        if self.schema is not None:
+            return dict(self.schema)
+        choices = self.choices or ()
+        types = sorted({JSON_TYPES[type(c)] for c in choices})
+        return {"type": types[0] if len(types) == 1 else types, "enum": list(choices)}
+
     def describe(self) -> dict[str, Any]:
-        """Catalogue form."""
-        out: dict[str, Any] = {"default": self.default, "description": self.description, "type": self.kind}
+        """Catalogue form: a JSON Schema fragment with ``default`` and ``description`` (and ``allowed``)."""
+        out = {**self.json_schema(), "default": self.default, "description": self.description}
         if self.choices is not None:
             out["allowed"] = list(self.choices)
         return out

@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
-from domain.contract import Game, Pending, changed
+from domain.contract import Game, Option, Pending, changed
 from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn
 from domain.events import HIDDEN, Event
 from domain.registry import get_game
@@ -42,8 +42,17 @@ CHOICE_COMMITTED = "choice_committed"
 CHOICES_REVEALED = "choices_revealed"
 GAME_ENDED = "game_ended"
 GAME_SEALED = "game_sealed"
-COMMON_OPTION_NAMES = ("move_timeout_s",)
 MAX_MOVE_TIMEOUT_S = 7 * 24 * 3600
+COMMON_OPTIONS: Mapping[str, Option] = {
+    "move_timeout_s": Option.whole_number(
+        None,
+        "seconds a human seat may take before a random legal action is played for it, "
+        f"1-{MAX_MOVE_TIMEOUT_S} (a week); null: no limit",
+        1,
+        MAX_MOVE_TIMEOUT_S,
+        nullable=True,
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -127,20 +136,11 @@ def bot_levels(game: Game) -> list[str]:
 def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Fill defaults and refuse unknown or invalid options, naming them."""
     options = dict(options or {})
-    unknown = sorted(set(options) - set(game.options) - set(COMMON_OPTION_NAMES))
+    specs = {**game.options, **COMMON_OPTIONS}
+    unknown = sorted(set(options) - set(specs))
     if unknown:
         raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}", ("options", unknown[0]))
-    out = {name: spec.validate(name, options.get(name, spec.default)) for name, spec in game.options.items()}
-    timeout = options.get("move_timeout_s")
-    if timeout is not None and (
-        not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= MAX_MOVE_TIMEOUT_S
-    ):
-        raise InvalidOptions(
-            f"option 'move_timeout_s' must be a whole number of seconds 1-{MAX_MOVE_TIMEOUT_S} (a week), or null",
-            ("options", "move_timeout_s"),
-        )
-    out["move_timeout_s"] = timeout
-    return out
+    return {name: spec.validate(name, options.get(name, spec.default)) for name, spec in specs.items()}
 
 
 def create(

@@ -107,12 +107,6 @@ def other(seat: int) -> int:
     return 1 - seat
 
 
-def _max_rounds_check(v: Any) -> str | None:
-    if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 1000:
-        return "must be a whole number from 1 to 1000"
-    return None
-
-
 # ---------------------------------------------------------------- one step, pure
 
 Pair = tuple[int, int]
@@ -523,11 +517,8 @@ class KiriAi:
             "each player secretly chooses a starting space and stance",
             choices=tuple(SPACES),
         ),
-        "max_rounds": Option(
-            DEFAULT_MAX_ROUNDS,
-            "Rounds played before an undecided duel is a draw (1-1000).",
-            kind="integer",
-            check=_max_rounds_check,
+        "max_rounds": Option.whole_number(
+            DEFAULT_MAX_ROUNDS, "Rounds played before an undecided duel is a draw (1-1000).", 1, 1000
         ),
     }
 

@@ -88,12 +88,6 @@ def resolution_order(cards: Sequence[str]) -> list[str]:
     return out
 
 
-def _throws_check(v: Any) -> str | None:
-    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1000:
-        return "must be a whole number from 0 to 1000"
-    return None
-
-
 @dataclass(frozen=True)
 class Revealed:
     """One card of this round, in resolution order, and how it resolved."""
@@ -320,13 +314,13 @@ class NinNal:
     min_players = 2
     max_players = 5
     options: ClassVar[Mapping[str, Option]] = {
-        "tie_break_throws": Option(
+        "tie_break_throws": Option.whole_number(
             DEFAULT_TIE_BREAK_THROWS,
             "Tied rock-paper-scissors throws (nobody drops out) allowed when players tie "
             "for first; after that many the players still in share first place "
             "(0: ties share first at once).",
-            kind="integer",
-            check=_throws_check,
+            0,
+            1000,
         ),
     }
 

@@ -7,29 +7,22 @@ from typing import Any
 from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
-from domain.engine import bot_levels
+from domain.contract import Game
+from domain.engine import COMMON_OPTIONS, bot_levels
 from domain.registry import all_games
 
 bp = Blueprint("catalog", __name__)
 
-COMMON_OPTIONS = {
-    "move_timeout_s": {
-        "default": None,
-        "type": "integer",
-        "description": "seconds a human seat may take before a random legal "
-        "action is played for it, 1-604800 (null: no limit)",
-    }
-}
 
-
-def describe(game: Any) -> dict[str, Any]:
-    options = {name: spec.describe() for name, spec in game.options.items()}
+def describe(game: Game) -> dict[str, Any]:
+    """A game's catalogue entry: each option as a JSON Schema fragment (with default and description)."""
+    options = {name: spec.describe() for name, spec in {**game.options, **COMMON_OPTIONS}.items()}
     return {
         "id": game.id,
         "name": game.name,
         "rules_version": game.rules_version,
         "players": {"min": game.min_players, "max": game.max_players},
-        "options": {**options, **COMMON_OPTIONS},
+        "options": options,
         "bots": bot_levels(game),
     }
 

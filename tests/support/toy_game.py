@@ -35,9 +35,7 @@ class Toy:
     rules_version = "1"
     min_players = 2
     max_players = 2
-    options: ClassVar[Mapping[str, Option]] = {
-        "rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3), kind="integer")
-    }
+    options: ClassVar[Mapping[str, Option]] = {"rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3))}
     bots: ClassVar[Mapping[str, Bot]] = {}
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> ToyState:

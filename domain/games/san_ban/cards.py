@@ -132,6 +132,28 @@ def _parse_deck(seat: int, raw: Any) -> tuple[Card, ...]:
     return cards
 
 
+_CARD_SCHEMA = {
+    "oneOf": [
+        {"type": "string", "description": "a catalogue id (sb-001 ... sb-060)"},
+        {
+            "type": "object",
+            "description": "an inline card",
+            "required": ["id", *SIDES],
+            "properties": {
+                "id": {"type": "string", "minLength": 1, "maxLength": MAX_ID_LENGTH},
+                **{side: {"type": "integer", "minimum": MIN_POWER, "maximum": MAX_POWER} for side in SIDES},
+                "element": {"enum": [*ELEMENTS, None]},
+            },
+            "additionalProperties": False,
+        },
+    ]
+}
+_DECK_SCHEMA = {"type": "array", "minItems": MIN_DECK, "maxItems": MAX_DECK, "items": _CARD_SCHEMA}
+_PAIR_SCHEMA = {"type": "array", "minItems": N_SEATS, "maxItems": N_SEATS, "items": _DECK_SCHEMA}
+DECK_OPTION_SCHEMA = {"oneOf": [{"type": "null"}, _DECK_SCHEMA, _PAIR_SCHEMA]}
+DECKS_OPTION_SCHEMA = {"oneOf": [{"type": "null"}, _PAIR_SCHEMA]}
+
+
 def check_decks(value: Any) -> str | None:
     """``Option.check`` for ``decks``: None (random decks) or two valid decks."""
     if value is None:

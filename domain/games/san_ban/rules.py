@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar
 
@@ -12,7 +12,17 @@ from domain.events import HIDDEN, Event
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import N_CELLS, flips
 from domain.games.san_ban.bots import greedy
-from domain.games.san_ban.cards import CATALOGUE, TIERS, Card, check_deck, check_decks, deck_pair, parse_decks
+from domain.games.san_ban.cards import (
+    CATALOGUE,
+    DECK_OPTION_SCHEMA,
+    DECKS_OPTION_SCHEMA,
+    TIERS,
+    Card,
+    check_deck,
+    check_decks,
+    deck_pair,
+    parse_decks,
+)
 from domain.games.san_ban.state import (
     ADD_MODES,
     ADVANCED,
@@ -40,17 +50,6 @@ PHASE_ACTIONS = {COIN_PHASE: CHOOSE_FIRST, PLAY: PLACE, CLAIM: CLAIM_CARD}  # th
 # ``pending`` runs several times per action; these answers are immutable, so shared.
 ONE_SEAT = tuple(Pending((seat,)) for seat in SEATS)
 NOBODY = Pending(())
-
-
-def _check_whole(allowed: Sequence[Any]) -> Callable[[Any], str | None]:
-    """An ``Option.check`` refusing booleans and floats that ``in choices`` would let through."""
-
-    def check(value: Any) -> str | None:
-        if isinstance(value, (bool, float)):
-            return f"must be one of {', '.join(map(str, allowed))}; got {value!r}"
-        return None
-
-    return check
 
 
 def _shuffle(hand: Sequence[str], perm: Sequence[int]) -> list[str]:
@@ -81,27 +80,25 @@ class SanBan:
             COIN,
             "the first player: 0, 1, or coin (the coin winner chooses)",
             FIRST_CHOICES,
-            "integer|string",
-            _check_whole(FIRST_CHOICES),
         ),
         "tier": Option(
             2,
             "power tier (1 weak .. 5 strong) of the random decks",
             tuple(TIERS),
-            "integer",
-            _check_whole(tuple(TIERS)),
         ),
         "deck": Option(
             None,
             "null (random decks of 5 from the tier), one deck of 5-12 cards that each seat "
             "gets, or a list of 2 decks (one per seat); a card is a catalogue id or an inline card "
             "{id, top, right, bottom, left, element?}",
-            None,
-            "array",
-            check_deck,
+            schema=DECK_OPTION_SCHEMA,
+            check=check_deck,
         ),
         "decks": Option(
-            None, "null, or 2 decks (one per seat) as in option 'deck'; give one of the two", None, "array", check_decks
+            None,
+            "null, or 2 decks (one per seat) as in option 'deck'; give one of the two",
+            schema=DECKS_OPTION_SCHEMA,
+            check=check_decks,
         ),
     }
     bots: ClassVar[Mapping[str, Bot]] = {"greedy": greedy}
@@ -140,7 +137,7 @@ class SanBan:
             if unknown or "decks" not in deal:
                 raise InvalidOptions('a San Ban fixed deal is {"decks": [deck 0, deck 1], "first"?: 0|1|"coin"}')
             first = deal.get("first", options["first"])
-            if _check_whole(FIRST_CHOICES)(first) or first not in FIRST_CHOICES:
+            if not any(first == c and type(first) is type(c) for c in FIRST_CHOICES):
                 raise InvalidOptions(f"the deal's 'first' must be 0, 1 or \"coin\"; got {first!r}")
             return parse_decks(deal["decks"]), first
         if options["deck"] is not None and options["decks"] is not None:
