@@ -38,6 +38,7 @@ ENVELOPE_KEYS = ("seq", "type", "data", "at", "prev", "hash")
 CURRENT_KEYS = ("private_commitments", "private", "private_salts")
 HEADER_FIELDS = ("game_id", "game", "rules_version", "options", "seed_hash")
 FORMATS = (RECORD_FORMAT, OLD_RECORD_FORMAT)
+ACTS = (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.SEAT_JOINED)  # what a player does; the rest follows
 
 
 class Failure(Exception):
@@ -188,7 +189,7 @@ def _check_header(record: Mapping[str, Any]) -> str:
             raise Failure(f"record field {name!r} differs from event 1", 1)
     seats = record.get("seats")
     if seats is not None:
-        bare = [{k: s.get(k) for k in ("seat", "name", "bot")} for s in seats]
+        bare = [{k: s[k] for k in ("seat", "name", "bot", "open") if k in s} for s in seats]
         if bare != created["data"]["seats"]:
             raise Failure("record seats differ from event 1", 1)
         for s in seats:
@@ -318,11 +319,7 @@ def _short(value: Any) -> str:
 def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -> str:
     created = to_event(events[0])
     n_setup = next(
-        (
-            i
-            for i, e in enumerate(events)
-            if e["type"] in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.GAME_SEALED)
-        ),
+        (i for i, e in enumerate(events) if e["type"] in (*ACTS, engine.GAME_SEALED)),
         len(events),
     )
     try:
@@ -331,7 +328,7 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
         raise Failure(f"the opening events do not replay: {exc}", 1) from None
     if seed and _seed_matches(seed, created.data.get("seed_hash")):
         d = created.data
-        seats = [engine.Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"]]
+        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
         try:
             expected = engine.create(
                 d["game"],
@@ -363,12 +360,14 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
 def _derive_batch(table: engine.Table, env: Mapping[str, Any]) -> list[Event]:
     """The events the rules derive from the recorded action (or choice) that opens ``env``."""
     ev, seq = to_event(env), env["seq"]
-    if ev.type not in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED):
+    if ev.type not in ACTS:
         raise Failure(f"event {seq}: {ev.type} does not follow from any recorded action", seq)
     seat, by = ev.data.get("seat"), ev.data.get("by")
     if not isinstance(seat, int) or isinstance(seat, bool):
         raise Failure(f"event {seq}: {ev.type} does not name a seat", seq)
     try:
+        if ev.type == engine.SEAT_JOINED:
+            return engine.join(table, seat, ev.data["name"])
         if ev.type == engine.ACTION_TAKEN:
             return engine.decide(table, seat, ev.data["action"], by=by)
         secret = ev.private_for(seat)

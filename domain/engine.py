@@ -28,8 +28,8 @@ from functools import cached_property
 from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
-from domain.contract import Game, Option, Pending, changed
-from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from domain.contract import Game, Option, Pending, changed, result_from_scores
+from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn, SeatTaken
 from domain.events import HIDDEN, Event
 from domain.registry import get_game
 from domain.rng import SeededRandom, seed_hash
@@ -42,6 +42,8 @@ CHOICE_COMMITTED = "choice_committed"
 CHOICES_REVEALED = "choices_revealed"
 GAME_ENDED = "game_ended"
 GAME_SEALED = "game_sealed"
+SEAT_JOINED = "seat_joined"
+RESIGN = "resign"
 MAX_MOVE_TIMEOUT_S = 7 * 24 * 3600
 COMMON_OPTIONS: Mapping[str, Option] = {
     "move_timeout_s": Option.whole_number(
@@ -57,14 +59,21 @@ COMMON_OPTIONS: Mapping[str, Option] = {
 
 @dataclass(frozen=True)
 class Seat:
-    """A seat at the table: its number, the player's name and bot level (or None)."""
+    """A seat at the table: its number, the player's name and bot level (or None).
+
+    An ``open`` seat has no player yet (its name is None) until someone joins it.
+    """
 
     seat: int
-    name: str
+    name: str | None
     bot: str | None = None
+    open: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "bot": self.bot}
+        out: dict[str, Any] = {"seat": self.seat, "name": self.name, "bot": self.bot}
+        if self.open:
+            out["open"] = True  # only then: records from before open seats keep their exact shape
+        return out
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,7 @@ class Table:
     rules_version: str
     state: Any
     version: int = 1
+    turn_version: int = 1  # the last event that was not a secret commitment: when the seats to act began
     step: int = 0
     commitments: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     choices: Mapping[int, Choice] = field(default_factory=dict)
@@ -201,7 +211,7 @@ def evolve(table: Table | None, ev: Event) -> Table:
             raise ValueError(f"a log starts with {GAME_CREATED}, not {ev.type}")
         d = ev.data
         game = get_game(d["game"])
-        seats = tuple(Seat(s["seat"], s["name"], s.get("bot")) for s in d["seats"])
+        seats = tuple(Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"])
         return Table(
             game_id=d["game_id"],
             kind=d["game"],
@@ -213,7 +223,7 @@ def evolve(table: Table | None, ev: Event) -> Table:
         )
     version = table.version + 1  # every event counts; each branch makes one copy
     if ev.type == ACTION_TAKEN:
-        return changed(table, version=version)
+        return changed(table, version=version, turn_version=version)
     if ev.type == CHOICE_COMMITTED:
         seat = ev.data["seat"]
         secret = ev.private_for(seat)
@@ -223,13 +233,21 @@ def evolve(table: Table | None, ev: Event) -> Table:
     if ev.type == CHOICES_REVEALED:
         parts = max((len(c) for c in table.commitments.values()), default=1)
         if ev.data["part"] >= parts - 1:
-            return changed(table, version=version, step=table.step + 1, commitments={}, choices={})
-        return changed(table, version=version)
+            return changed(
+                table, version=version, turn_version=version, step=table.step + 1, commitments={}, choices={}
+            )
+        return changed(table, version=version, turn_version=version)
     if ev.type == GAME_ENDED:
-        return changed(table, version=version, result=ev.data["result"], commitments={}, choices={})
+        return changed(
+            table, version=version, turn_version=version, result=ev.data["result"], commitments={}, choices={}
+        )
     if ev.type == GAME_SEALED:
-        return changed(table, version=version, seed=ev.data["seed"])
-    return changed(table, version=version, state=table.game.evolve(table.state, ev))
+        return changed(table, version=version, turn_version=version, seed=ev.data["seed"])
+    if ev.type == SEAT_JOINED:
+        seat = ev.data["seat"]
+        seats = tuple(Seat(seat, ev.data["name"]) if s.seat == seat else s for s in table.seats)
+        return changed(table, version=version, turn_version=version, seats=seats)
+    return changed(table, version=version, turn_version=version, state=table.game.evolve(table.state, ev))
 
 
 def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
@@ -266,6 +284,9 @@ def step(
     table: Table, seat: int, action: Mapping[str, Any], salts: Salts = (), by: str | None = None
 ) -> tuple[list[Event], Table]:
     """``decide`` plus the table after its events (saves replaying them)."""
+    if isinstance(action, Mapping) and action.get("type") == RESIGN:
+        resigned = _resign(table, seat, action)
+        return resigned, replay(resigned, table)
     pending = _check_turn(table, seat, action)
     extra = {"by": by} if by else {}
     game = table.game
@@ -288,6 +309,34 @@ def step(
         return [committed], after
     revealed, after = _reveal_and_resolve(after, pending.public_reveal)
     return _ending([committed, *revealed], after)
+
+
+def _resign(table: Table, seat: int, action: Mapping[str, Any]) -> list[Event]:
+    """``{"type": "resign"}``: allowed to any seated player at any time while the game runs.
+
+    The game ends at once: the resigning seat is ranked last, every other seat
+    shares first place (the game is not played out), and the result says so.
+    """
+    if table.finished:
+        raise GameOver("the game is over; no more actions are accepted")
+    if not 0 <= seat < len(table.seats):
+        raise NotYourTurn(f"there is no seat {seat}")
+    if set(action) != {"type"}:
+        raise IllegalAction('a resignation is exactly {"type": "resign"}')
+    scores = [0 if s.seat == seat else 1 for s in table.seats]
+    result = result_from_scores(scores, reason="resignation", resigned=seat)
+    return [Event(ACTION_TAKEN, {"seat": seat, "action": {"type": RESIGN}}), Event(GAME_ENDED, {"result": result})]
+
+
+def join(table: Table, seat: int, name: str) -> list[Event]:
+    """The events of a player taking open seat ``seat`` under ``name``."""
+    if table.finished:
+        raise GameOver("the game is over; its seats cannot be joined")
+    if not 0 <= seat < len(table.seats):
+        raise SeatTaken(f"there is no seat {seat}")
+    if not table.seats[seat].open:
+        raise SeatTaken(f"seat {seat} is not open: it has a player already")
+    return [Event(SEAT_JOINED, {"seat": seat, "name": name})]
 
 
 def _check_turn(table: Table, seat: int, action: Mapping[str, Any]) -> Pending:

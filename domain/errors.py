@@ -34,3 +34,7 @@ class InvalidOptions(KifuError):
 
 class UnknownGame(KifuError):
     """No game is registered under that id."""
+
+
+class SeatTaken(KifuError):
+    """The seat cannot be joined: it is not open (it has a player or a bot already)."""

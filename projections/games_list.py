@@ -48,6 +48,8 @@ def apply_events(
             pipe.zadd(index_key("status", "finished"), {member: 0})
             summary["status"] = "finished"
             summary["result"] = json.dumps(env["data"]["result"])
+        elif env["type"] == "seat_joined":
+            summary["seats"] = _joined(pipe, summary, env["data"])
         summary["version"] = str(env["seq"])
         summary["updated_at"] = env["at"]
     pipe.hset(summary_key(game_id), mapping=cast(Any, summary))  # the stubs' key type is a wider union
@@ -57,7 +59,7 @@ def apply_events(
 def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) -> dict[str, str]:
     data = env["data"]
     member = sort_member(env["at"], game_id)
-    names = [s["name"] for s in data["seats"]]
+    names = [s["name"] for s in data["seats"] if s["name"] is not None]  # an open seat has no name yet
     for key in (
         ALL_INDEX,
         index_key("game", data["game"]),
@@ -74,6 +76,16 @@ def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) 
         "created_at": env["at"],
         "result": "null",
     }
+
+
+def _joined(pipe: redis.client.Pipeline, summary: Mapping[str, str], data: Mapping[str, Any]) -> str:
+    """A seat was joined: index the game under the player's name; the summary's new seats."""
+    pipe.zadd(index_key("player", data["name"]), {summary["member"]: 0})
+    seats = [
+        {"seat": s["seat"], "name": data["name"], "bot": None} if s["seat"] == data["seat"] else s
+        for s in json.loads(summary["seats"])
+    ]
+    return json.dumps(seats)
 
 
 class GamesList:

@@ -37,10 +37,6 @@ class Conflict(ServiceError):
         self.current = current
 
 
-class SeatTaken(ServiceError):
-    kind = "seat-taken"
-
-
 class IdempotencyKeyReused(ServiceError):
     kind = "idempotency-key-reused"
 

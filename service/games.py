@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain import engine
@@ -56,6 +56,15 @@ class Answer:
     replayed: bool = False
 
 
+@dataclass(frozen=True)
+class Committed:
+    """What a command appended: the table after it, the new version, the envelopes."""
+
+    table: Table
+    version: int
+    envs: list[dict[str, Any]]
+
+
 @dataclass
 class GameService:
     """Creates games, takes actions and answers queries."""
@@ -87,11 +96,11 @@ class GameService:
         game_id = self._creation_id(idempotency_key, fingerprint)
         if self.store.head(game_id).version:
             return Answer(self._creation_answer(game_id, {}), replayed=True)
-        seats = [Seat(i, p["name"], p.get("bot")) for i, p in enumerate(players)]
+        seats = [Seat(i, p.get("name"), p.get("bot"), bool(p.get("open"))) for i, p in enumerate(players)]
         seed = secrets.token_bytes(32)
         events = engine.create(game, game_id, seats, seed, options, deal)  # InvalidOptions: the API's 422
         envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()), fresh_salt)
-        tokens = {s.seat: secrets.token_urlsafe(TOKEN_BYTES) for s in seats if s.bot is None}
+        tokens = {s.seat: secrets.token_urlsafe(TOKEN_BYTES) for s in seats if s.bot is None and not s.open}
         meta = {"seed": seed.hex(), "created_at": envs[0]["at"]}
         meta |= {f"tok:{token_hash(token)}": str(seat) for seat, token in tokens.items()}
         try:
@@ -114,7 +123,7 @@ class GameService:
     def _creation_answer(self, game_id: str, tokens: Mapping[int, str]) -> dict[str, Any]:
         table, head = self.tables.load(game_id)
         seats = [{**s.to_dict(), "token": tokens.get(s.seat)} for s in table.seats]
-        return {**self.game_view(table, None), "id": game_id, "seats": seats, "version": head.version}
+        return {**self.full_view(table, None), "id": game_id, "seats": seats, "version": head.version}
 
     # -- identity -----------------------------------------------------------------
 
@@ -145,16 +154,62 @@ class GameService:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
         fingerprint = sha256_hex(canonical_json({"action": action, "expected_version": expected_version}))
         idem_key = f"{seat}:{idempotency_key}" if idempotency_key else None
+        done = self._commit(
+            game_id,
+            seat,
+            lambda table: self._step(table, seat, action, by),
+            fingerprint,
+            idem_key,
+            expected_version,
+            head,
+        )
+        if isinstance(done, Committed):
+            return Answer(self._action_answer(done.table, seat, done.version, done.envs))
+        return Answer(self._replayed_answer(game_id, seat, done, fingerprint), replayed=True)
+
+    def join(self, game_id: str, seat: int, name: str, idempotency_key: str | None = None) -> Answer:
+        """Take open seat ``seat`` as ``name``; the answer holds the seat's token, shown only here."""
+        fingerprint = sha256_hex(canonical_json({"join": seat, "name": name}))
+        idem_key = f"join:{seat}:{idempotency_key}" if idempotency_key else None
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+
+        def command(table: Table) -> tuple[list[Event], Table]:
+            events = engine.join(table, seat, name)
+            return events, engine.replay(events, table)
+
+        done = self._commit(game_id, seat, command, fingerprint, idem_key, meta={f"tok:{token_hash(token)}": str(seat)})
+        if isinstance(done, Committed):
+            return Answer({"id": game_id, "seat": seat, "name": name, "token": token, "version": done.version})
+        if done.get("fingerprint") != fingerprint:
+            raise IdempotencyKeyReused()
+        return Answer({"id": game_id, "seat": seat, "name": name, "token": None, "version": done["last"]}, True)
+
+    def _commit(
+        self,
+        game_id: str,
+        seat: int,
+        command: Callable[[Table], tuple[list[Event], Table]],
+        fingerprint: str,
+        idem_key: str | None,
+        expected_version: int | None = None,
+        head: Head | None = None,
+        meta: Mapping[str, str] | None = None,
+    ) -> Committed | Mapping[str, Any]:
+        """Decide ``command`` on the game now and append its events (with the seal when it ends the game).
+
+        Retries on a race unless a version was expected. Returns what was
+        committed, or the idempotency record of an earlier command with the same key.
+        """
         if idem_key:
             prior = self.store.idempotency_record(game_id, idem_key)
             if prior is not None:
-                return Answer(self._replayed_answer(game_id, seat, prior, fingerprint), replayed=True)
+                return prior
         for _attempt in range(MAX_RETRIES):
             table, head = self.tables.load(game_id, head)
             if expected_version is not None and expected_version != head.version:
                 raise Conflict(head.version)
-            events, new_table = self._step(table, seat, action, by)
-            envs = self._envelopes(game_id, table, events, head.version, head.hash)
+            events, new_table = command(table)
+            envs = self._envelopes(game_id, events, head.version, head.hash)
             record = {
                 "seat": seat,
                 "first": head.version + 1,
@@ -163,7 +218,12 @@ class GameService:
             }
             try:
                 version = self.store.append(
-                    game_id, envs, head.version, head.hash, idempotency=(idem_key, record) if idem_key else None
+                    game_id,
+                    envs,
+                    head.version,
+                    head.hash,
+                    idempotency=(idem_key, record) if idem_key else None,
+                    meta=meta,
                 )
             except VersionConflict as conflict:
                 if expected_version is not None:
@@ -171,21 +231,19 @@ class GameService:
                 head = None  # re-read the head on the next attempt
                 continue
             except DuplicateCommand as dup:
-                return Answer(self._replayed_answer(game_id, seat, dup.record, fingerprint), replayed=True)
+                return dup.record
             if len(envs) > len(events):
                 new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
             self.tables.remember(game_id, new_table)
             self._schedule(game_id, new_table, events)
-            return Answer(self._action_answer(new_table, seat, version, envs))
+            return Committed(new_table, version, envs)
         raise Conflict(self.store.head(game_id).version)
 
     @staticmethod
     def _step(table: Table, seat: int, action: Mapping[str, Any], by: str | None) -> tuple[list[Event], Table]:
         return engine.step(table, seat, action, salts=fresh_salt, by=by)
 
-    def _envelopes(
-        self, game_id: str, table: Table, events: list[Event], version: int, prev: str
-    ) -> list[dict[str, Any]]:
+    def _envelopes(self, game_id: str, events: list[Event], version: int, prev: str) -> list[dict[str, Any]]:
         at = rfc3339(self.clock())
         envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
@@ -240,7 +298,21 @@ class GameService:
     def view(self, game_id: str, viewer: int | None, head: Head | None = None) -> dict[str, Any]:
         """The caller's view of the game now."""
         table, _head = self.tables.load(game_id, head)
-        return self.game_view(table, viewer)
+        return self.full_view(table, viewer)
+
+    def full_view(self, table: Table, viewer: int | None) -> dict[str, Any]:
+        """``game_view`` with each seat's deadline (the one fact of a view that the log's times decide)."""
+        return {**self.game_view(table, viewer), "deadlines": self.deadlines(table)}
+
+    def deadlines(self, table: Table) -> list[str | None]:
+        """Per seat: when its move timeout plays for it (a human seat to act in a timed game), else None."""
+        timeout = table.options.get("move_timeout_s")
+        timed = [s for s in table.to_act if not table.seats[s].bot] if timeout and not table.finished else []
+        if not timed:
+            return [None] * len(table.seats)
+        started = datetime.fromisoformat(self.store.read(table.game_id, table.turn_version - 1, 1)[0]["at"])
+        due = rfc3339(started + timedelta(seconds=timeout))
+        return [due if s in timed else None for s in range(len(table.seats))]
 
     @staticmethod
     def game_view(table: Table, viewer: int | None) -> dict[str, Any]:
@@ -290,7 +362,7 @@ class GameService:
         past = engine.replay([to_event(e) for e in envs])
         who = as_seat  # API.md: the spectator view while in progress, unless as=your own seat
         everything = table.finished and as_seat is None
-        shown = self.game_view(past, who)
+        shown = self.full_view(past, who)
         if everything:
             shown["state"] = past.game.view(past.state, None, True)
         return {"step": step, "last": head.version, "event": public_envelope(envs[-1], who, everything), "view": shown}

@@ -15,6 +15,7 @@ from entrypoints.api.schemas import (
     ActionSchema,
     CreateGameSchema,
     EventsQuerySchema,
+    JoinSchema,
     ListQuerySchema,
     ReplayQuerySchema,
 )
@@ -27,6 +28,7 @@ MAX_IDEMPOTENCY_KEY = 200
 # Schemas are built once: ``load`` keeps no state between calls.
 ACTION_SCHEMA = ActionSchema()
 CREATE_GAME_SCHEMA = CreateGameSchema()
+JOIN_SCHEMA = JoinSchema()
 EVENTS_QUERY_SCHEMA = EventsQuerySchema()
 LIST_QUERY_SCHEMA = ListQuerySchema()
 REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
@@ -77,6 +79,14 @@ def take_action(game_id: str) -> ResponseReturnValue:
         expected = _if_match_version()
     answer = games().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
     return _answered(answer)
+
+
+@bp.post("/<game_id>/seats/<int:seat>/join")
+def join_seat(game_id: str, seat: int) -> ResponseReturnValue:
+    """Take an open seat: the answer holds its token, shown only this once."""
+    games().identify(game_id, None)  # 404 for an unknown game before the body is judged
+    body = JOIN_SCHEMA.load(_json_body())
+    return _answered(games().join(game_id, seat, body["name"], _idempotency_key()))
 
 
 def _idempotency_key() -> str | None:

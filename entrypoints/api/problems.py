@@ -21,7 +21,7 @@ from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from domain.errors import GameOver, IllegalAction, InvalidOptions, KifuError, NotYourTurn, UnknownGame
+from domain.errors import GameOver, IllegalAction, InvalidOptions, KifuError, NotYourTurn, SeatTaken, UnknownGame
 from service.errors import Conflict, ServiceError
 
 log = logging.getLogger("kifu.api")
@@ -149,6 +149,7 @@ DOMAIN_KINDS: dict[type[KifuError], str] = {
     UnknownGame: "unknown-game",
     NotYourTurn: "not-your-turn",
     GameOver: "game-over",
+    SeatTaken: "seat-taken",
 }
 HTTP_KINDS = {
     400: "malformed-request",

@@ -4,15 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import RAISE, Schema, fields, post_load, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+
+
+def _boolean(value: Any) -> None:
+    """JSON true or false only (marshmallow's Boolean also takes 1, "yes", ...)."""
+    if value is not True and value is not False:
+        raise ValidationError("Not a valid boolean.")
 
 
 class PlayerSchema(Schema):
+    """A seat: a human (``name``), a bot (``name``, ``bot``), or an open seat (``open: true``) anyone may join."""
+
+    class Meta:
+        unknown = RAISE
+
+    name = fields.String(load_default=None, validate=validate.Length(min=1, max=64))
+    bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=32))
+    open = fields.Raw(load_default=False, validate=_boolean, metadata={"description": "true: anyone may join it"})
+
+    @validates_schema
+    def _a_seat_is_named_or_open(self, data: dict[str, Any], **_kw: Any) -> None:
+        if data["open"] and (data["name"] is not None or data["bot"] is not None):
+            raise ValidationError("an open seat has no name and no bot yet: it is named when someone joins", "open")
+        if not data["open"] and data["name"] is None:
+            raise ValidationError("Missing data for required field.", "name")
+
+
+class JoinSchema(Schema):
     class Meta:
         unknown = RAISE
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=32))
 
 
 class CreateGameSchema(Schema):

@@ -303,3 +303,61 @@ def test_catalog_health_and_metrics(client: FlaskClient) -> None:
     text = client.get("/metrics").data.decode()
     assert 'kifu_http_requests_total{method="GET",route="/v1/catalog",status="200"} 1' in text
     assert client.get("/nowhere").content_type == "application/problem+json"
+
+
+# ---------------------------------------------------------------- open seats, resigning, deadlines
+
+
+def test_an_open_seat_is_joined_once_and_its_token_is_shown_once(client: FlaskClient) -> None:
+    created = client.post("/v1/games", json={"game": "toy", "players": [{"name": "ann"}, {"open": True}]}).json
+    gid = created["id"]
+    assert created["seats"][1] == {"seat": 1, "name": None, "bot": None, "open": True, "token": None}
+    key = {"Idempotency-Key": "join-1"}
+    joined = client.post(f"/v1/games/{gid}/seats/1/join", json={"name": "bob"}, headers=key)
+    assert joined.status_code == 201 and joined.json["token"] and joined.json["seat"] == 1
+    again = client.post(f"/v1/games/{gid}/seats/1/join", json={"name": "bob"}, headers=key)
+    assert again.status_code == 201 and again.json["token"] is None and again.headers["Idempotent-Replayed"] == "true"
+    taken = client.post(f"/v1/games/{gid}/seats/1/join", json={"name": "eve"})
+    assert taken.status_code == 409 and taken.json["type"] == "/problems/seat-taken"
+    assert client.post(f"/v1/games/{gid}/seats/0/join", json={"name": "eve"}).status_code == 409
+    assert client.post(f"/v1/games/{gid}/seats/1/join", json={"name": ""}).status_code == 422
+    assert client.post("/v1/games/nope/seats/1/join", json={"name": "eve"}).status_code == 404
+    bob = {"Authorization": f"Bearer {joined.json['token']}"}
+    view = client.get(f"/v1/games/{gid}", headers=bob).json
+    assert view["you"] == 1 and view["seats"][1] == {"seat": 1, "name": "bob", "bot": None}
+    assert (
+        client.post(f"/v1/games/{gid}/actions", json={"action": {"type": "pick", "n": 2}}, headers=bob).status_code
+        == 201
+    )
+    assert client.get(f"/v1/games/{gid}/audit").json["verified"]
+
+
+@pytest.mark.parametrize("player", [{"open": True, "name": "x"}, {"open": True, "bot": "random"}, {}, {"open": 1}])
+def test_a_seat_is_named_or_open_not_both(client: FlaskClient, player: dict) -> None:
+    r = client.post("/v1/games", json={"game": "toy", "players": [{"name": "ann"}, player]})
+    assert r.status_code == 422 and any(k.startswith("players[1]") for k in r.json["errors"])
+
+
+def test_any_seat_may_resign_and_the_record_says_so(client: FlaskClient) -> None:
+    _game_id, (ann, bob, spectator) = create(client, "toy", TWO)
+    assert ann.act({"type": "pick", "n": 3}).status_code == 201
+    r = bob.act({"type": "resign"})
+    assert r.status_code == 201 and r.json["status"] == "finished"
+    result = spectator.get().json["result"]
+    assert result["winners"] == [0] and result["ranks"] == [1, 2] and result["resigned"] == 1
+    assert ann.act({"type": "resign"}).json["type"] == "/problems/game-over"
+    assert spectator.get("/audit").json["verified"]
+    assert {"type": "resign"} not in ann.get("/actions").json["actions"]  # always allowed, never listed
+
+
+def test_a_timed_game_shows_when_each_seat_to_act_runs_out(client: FlaskClient) -> None:
+    from datetime import datetime, timedelta
+
+    _game_id, (ann, _bob, spectator) = create(client, "toy", TWO, options={"move_timeout_s": 90})
+    started = datetime.fromisoformat(spectator.get("/events").json["items"][-1]["at"])
+    due = (started + timedelta(seconds=90)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert spectator.get().json["deadlines"] == [due, due]
+    ann.act({"type": "pick", "n": 3})  # a secret commitment does not restart bob's clock; ann is done
+    assert spectator.get().json["deadlines"] == [None, due]
+    _untimed, seats = create(client, "toy", TWO)
+    assert seats[2].get().json["deadlines"] == [None, None]

@@ -333,3 +333,17 @@ def test_an_unknown_record_format_is_refused_with_a_clear_message(fmt: Any) -> N
     record = {**finished_record(), "format": fmt}
     report = verify_record(record)
     assert not report["verified"] and "unknown record format" in report["checks"][0]["detail"]
+
+
+def test_a_record_with_a_join_and_a_resignation_verifies_and_a_forged_join_fails() -> None:
+    events = engine.create("toy", "j1", [Seat(0, "ann"), Seat(1, None, open=True)], SEED)
+    table = engine.replay(events)
+    for new in (engine.join(table, 1, "bob"), engine.decide(table, 0, {"type": "resign"})):
+        table, events = engine.replay(new, table), events + new
+    record = sealed_record(events, SEED)
+    assert verify_record(record)["verified"]
+    assert record["events"][-2]["data"]["result"]["resigned"] == 0
+    joined = next(e for e in record["events"] if e["type"] == "seat_joined")
+    joined["data"]["seat"] = 0  # seat 0 was never open
+    rechain(record)
+    assert first_bad(record) == joined["seq"]

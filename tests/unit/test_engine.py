@@ -7,7 +7,7 @@ import pytest
 import tests.support.toy_game  # noqa: F401  (registers "toy")
 from domain import engine
 from domain.engine import Seat
-from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn
+from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn, SeatTaken
 
 SEATS = [Seat(0, "ann"), Seat(1, "bob")]
 
@@ -106,3 +106,48 @@ def test_options_and_players_are_checked() -> None:
         engine.create("toy", "t", SEATS, b"s", {"move_timeout_s": 0})
     with pytest.raises(InvalidOptions, match="unknown bot"):
         engine.create("toy", "t", [Seat(0, "a", "genius"), SEATS[1]], b"s")
+
+
+# ---------------------------------------------------------------- resigning, open seats, the turn's start
+
+
+def test_any_seat_may_resign_at_any_time_and_is_ranked_last() -> None:
+    table, _ = act(new_table(), 0, {"type": "pick", "n": 2})  # seat 0's choice is in; seat 1 resigns out of turn
+    events = engine.decide(table, 1, {"type": "resign"})
+    assert [e.type for e in events] == [engine.ACTION_TAKEN, engine.GAME_ENDED]
+    table = engine.replay(events, table)
+    assert table.finished and table.to_act == []
+    assert table.result == {"scores": [1, 0], "ranks": [1, 2], "winners": [0], "reason": "resignation", "resigned": 1}
+    with pytest.raises(GameOver):
+        engine.decide(table, 0, {"type": "resign"})
+
+
+@pytest.mark.parametrize("action", [{"type": "resign", "now": True}, {"type": "resign", "seat": 0}])
+def test_a_resignation_takes_no_fields(action: dict) -> None:
+    with pytest.raises(IllegalAction, match="exactly"):
+        engine.decide(new_table(), 0, action)
+
+
+def test_an_open_seat_is_joined_once_and_replays() -> None:
+    events = engine.create("toy", "t1", [Seat(0, "ann"), Seat(1, None, open=True)], b"seed")
+    assert events[0].data["seats"][1] == {"seat": 1, "name": None, "bot": None, "open": True}
+    table = engine.replay(events)
+    joined = engine.join(table, 1, "bob")
+    table = engine.replay(joined, table)
+    assert table.seats[1] == Seat(1, "bob") and not table.seats[1].open
+    with pytest.raises(SeatTaken):
+        engine.join(table, 1, "cy")
+    with pytest.raises(SeatTaken):
+        engine.join(table, 0, "cy")
+    with pytest.raises(SeatTaken):
+        engine.join(table, 5, "cy")
+    assert engine.replay([*events, *joined]) == table
+
+
+def test_the_turn_starts_with_the_last_event_that_is_not_a_secret_commitment() -> None:
+    table = new_table()
+    assert table.turn_version == table.version == 2
+    table, _ = act(table, 0, {"type": "pick", "n": 2})  # a commitment: seat 1's turn began before it
+    assert table.version == 3 and table.turn_version == 2
+    table, _ = act(table, 1, {"type": "pick", "n": 1})  # the reveal starts a new turn (the ack)
+    assert table.turn_version == table.version

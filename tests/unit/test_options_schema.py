@@ -12,9 +12,30 @@ from domain.engine import COMMON_OPTIONS, normalize_options
 from domain.errors import InvalidOptions
 from domain.registry import all_games
 
-PROBES: list[Any] = [None, True, False, 0, 1, 2, 5, -1, 1000, 1001, 10**9, 0.5, "", "x", "coin", "standard",
-                     "advanced", [], {}, ["sb-001"] * 5, [["sb-001"] * 5, ["sb-002"] * 5], [f"sb-{i:03d}" for i in
-                                                                                           range(1, 7)]]
+PROBES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    2,
+    5,
+    -1,
+    1000,
+    1001,
+    10**9,
+    0.5,
+    "",
+    "x",
+    "coin",
+    "standard",
+    "advanced",
+    [],
+    {},
+    ["sb-001"] * 5,
+    [["sb-001"] * 5, ["sb-002"] * 5],
+    [f"sb-{i:03d}" for i in range(1, 7)],
+]
 OPTIONS = [(game, name) for game in all_games() for name in (*game.options, *COMMON_OPTIONS)]
 
 
@@ -40,7 +61,7 @@ def test_the_schema_is_valid_and_agrees_with_the_engine(game: Any, name: str) ->
             assert schema.is_valid(value), (value, described)
         elif not schema.is_valid(value):
             continue  # both refuse
-        assert accepted or "enum" not in described and "minimum" not in described, (value, described)
+        assert accepted or ("enum" not in described and "minimum" not in described), (value, described)
 
 
 def test_types_are_json_schema_types_not_ad_hoc_strings() -> None:
