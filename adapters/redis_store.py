@@ -160,6 +160,18 @@ class EventStore:
         )
         return [env for _stream, entries in got for env in _decoded(entries)]
 
+    def wait_many(self, after: Mapping[str, int], block_ms: int) -> set[str]:
+        """Block until one of several games has events after its version (or ``block_ms`` passes); which did.
+
+        (One XREAD over several games' streams: on Redis Cluster they must share a slot.)
+        """
+        if not after:
+            return set()
+        streams: dict[Any, Any] = {self.log_key(g): f"{v}-0" for g, v in after.items()}
+        by_key = {self.log_key(g): g for g in after}
+        got = cast(list[tuple[bytes, Entries]], self.redis.xread(streams, block=block_ms, count=1))
+        return {by_key[text(stream)] for stream, _entries in got or []}
+
     def ping(self) -> str | None:
         """None when Redis answers a single PING within a second, else why not.
 

@@ -15,11 +15,13 @@ from rq import Queue
 from adapters.metrics import RequestMetrics
 from adapters.redis_store import DEFAULT_PARTITIONS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
+from adapters.tickets import RedisTickets
 from projections.games_list import GamesList
 from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
 from service.games import GameService
 from service.ports import Scheduler
+from service.streams import DEFAULT_TICKET_TTL_S, Streams
 from service.tables import TableLoader
 
 
@@ -28,6 +30,7 @@ class Kifu:
     """Everything an entrypoint needs."""
 
     games: GameService
+    streams: Streams
     games_list: GamesList
     metrics: RequestMetrics
     store: EventStore
@@ -42,13 +45,20 @@ class Kifu:
         return rebuild(self.store, self.client)
 
 
-def build(client: redis.Redis, partitions: int = DEFAULT_PARTITIONS, scheduler: Scheduler | None = None) -> Kifu:
+def build(
+    client: redis.Redis,
+    partitions: int = DEFAULT_PARTITIONS,
+    scheduler: Scheduler | None = None,
+    ticket_ttl_s: int = DEFAULT_TICKET_TTL_S,
+) -> Kifu:
     """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given."""
     store = EventStore(client, partitions)
     tables = TableLoader(store, snapshots=Snapshots(client, store).load)
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
+    games = GameService(store=store, tables=tables, scheduler=sched)
     return Kifu(
-        games=GameService(store=store, tables=tables, scheduler=sched),
+        games=games,
+        streams=Streams(games, RedisTickets(client), ticket_ttl_s),
         games_list=GamesList(client),
         metrics=RequestMetrics(client),
         store=store,

@@ -308,7 +308,7 @@ class GameService:
         """Per seat: when its move timeout plays for it (a human seat to act in a timed game), else None."""
         timeout = table.options.get("move_timeout_s")
         timed = [s for s in table.to_act if not table.seats[s].bot] if timeout and not table.finished else []
-        if not timed:
+        if not timed or timeout is None:
             return [None] * len(table.seats)
         started = datetime.fromisoformat(self.store.read(table.game_id, table.turn_version - 1, 1)[0]["at"])
         due = rfc3339(started + timedelta(seconds=timeout))

@@ -15,6 +15,7 @@ DEFAULTS = {
     "SSE_MAX_SECONDS": 300,
     "SSE_HEARTBEAT_SECONDS": 15,
     "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
+    "STREAM_TICKET_SECONDS": 120,  # how long a stream ticket opens streams (KIFU_STREAM_TICKET_SECONDS)
 }
 
 
@@ -28,9 +29,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
     problems.register(app)
-    from entrypoints.api import audits, catalog, games, ops
+    from entrypoints.api import audits, catalog, games, ops, streams
 
-    for module in (catalog, games, audits, ops):
+    for module in (catalog, games, streams, audits, ops):
         app.register_blueprint(module.bp)
     app.after_request(ops.count_request)
     return app

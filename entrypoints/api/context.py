@@ -15,7 +15,11 @@ def kifu() -> Kifu:
     ext = current_app.extensions
     if "kifu" not in ext:
         client = current_app.config.get("REDIS_CLIENT") or redis.Redis.from_url(current_app.config["REDIS_URL"])
-        ext["kifu"] = build(client, scheduler=current_app.config.get("SCHEDULER"))
+        ext["kifu"] = build(
+            client,
+            scheduler=current_app.config.get("SCHEDULER"),
+            ticket_ttl_s=int(current_app.config["STREAM_TICKET_SECONDS"]),
+        )
     wired: Kifu = ext["kifu"]
     return wired
 

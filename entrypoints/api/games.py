@@ -18,8 +18,9 @@ from entrypoints.api.schemas import (
     JoinSchema,
     ListQuerySchema,
     ReplayQuerySchema,
+    StreamQuerySchema,
 )
-from entrypoints.api.sse import event_stream
+from entrypoints.api.sse import Timing, event_stream
 from service.games import Answer, Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
@@ -32,6 +33,7 @@ JOIN_SCHEMA = JoinSchema()
 EVENTS_QUERY_SCHEMA = EventsQuerySchema()
 LIST_QUERY_SCHEMA = ListQuerySchema()
 REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
+STREAM_QUERY_SCHEMA = StreamQuerySchema()
 
 
 def _json_body() -> dict[str, Any]:
@@ -118,13 +120,23 @@ def events(game_id: str) -> ResponseReturnValue:
 
 @bp.get("/<game_id>/events/stream")
 def events_stream(game_id: str) -> ResponseReturnValue:
-    viewer = _caller(game_id).seat
-    query = EVENTS_QUERY_SCHEMA.load(request.args.to_dict())
+    """The live log; a browser authenticates with ``?ticket=`` (``POST .../stream-tickets``), never a token."""
+    query = STREAM_QUERY_SCHEMA.load(request.args.to_dict())
+    caller = _caller(game_id)
+    viewer = caller.seat
+    if query["ticket"] is not None and viewer is None:
+        viewer = kifu().streams.seat_of(game_id, query["ticket"])
     last_id = request.headers.get("Last-Event-ID", "")
     if last_id.isdigit() and int(last_id) > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = int(last_id) if last_id.isdigit() else query["after"]
-    return event_stream(games(), game_id, viewer, after, current_app.config)
+    return event_stream(games(), game_id, viewer, after, Timing.of(current_app.config))
+
+
+@bp.post("/<game_id>/stream-tickets")
+def stream_ticket(game_id: str) -> ResponseReturnValue:
+    """Trade the seat token (in the header) for a short-lived ticket an ``EventSource`` URL may carry."""
+    return jsonify(kifu().streams.game_ticket(game_id, _caller(game_id).seat)), 201
 
 
 @bp.get("/<game_id>/replay")

@@ -91,6 +91,36 @@ class EventsQuerySchema(Schema):
         return data
 
 
+class StreamQuerySchema(EventsQuerySchema):
+    ticket = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "a stream ticket (POST .../stream-tickets), for browsers"},
+    )
+
+
+class WatchedSeatSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class PlayerTicketSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    seats = fields.List(fields.Nested(WatchedSeatSchema), required=True, validate=validate.Length(min=1, max=100))
+
+
+class PlayerStreamQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    ticket = fields.String(required=True, validate=validate.Length(min=1, max=100))
+
+
 class ReplayQuerySchema(Schema):
     class Meta:
         unknown = RAISE

@@ -1,9 +1,17 @@
-"""Server-Sent Events for a game's log, resumable with ``Last-Event-ID``.
+"""Server-Sent Events: a game's log (resumable with ``Last-Event-ID``), and a player's turns across games.
 
-Each event is sent as ``id: <seq>``, ``event: <type>``, ``data: <envelope JSON>``
-(redacted for the caller like ``GET /events``). The stream ends after the
-game's ``game_sealed`` event, or after ``SSE_MAX_SECONDS`` (the client
-reconnects with ``Last-Event-ID``); a comment line is sent as a heartbeat.
+Game stream: each event is ``id: <seq>``, ``event: <type>``, ``data: <event JSON>``
+(redacted for the caller like ``GET /events``); the stream ends after the
+game's ``game_sealed`` event.
+
+Player stream: on connect, ``event: status`` for every watched seat
+(``{"game", "seat", "version", "turn", "status", "your_turn", "deadline", "result"}``),
+then ``status`` again whenever one of those games moves, with
+``event: your_turn`` when a new turn of the seat begins and ``event: game_over``
+when its game ends (same data). It ends when every watched game is over.
+
+Both end after ``SSE_MAX_SECONDS`` (the client reconnects: ``EventSource``
+does so by itself) and send a comment as a heartbeat when quiet.
 """
 
 from __future__ import annotations
@@ -11,7 +19,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -19,47 +28,98 @@ from flask import Response, stream_with_context
 
 from domain.engine import GAME_SEALED
 from service.games import GameService
+from service.streams import Streams
 
 log = logging.getLogger(__name__)
+Poll = Callable[[int], tuple[list[str], bool]]  # wait up to ms -> (frames, the stream is done)
 
 
-def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int, config: Mapping[str, Any]) -> Response:
-    """The streaming response (the caller, and so the game, was identified before)."""
-    frames = _frames(
-        svc,
-        game_id,
-        viewer,
-        after,
-        float(config["SSE_MAX_SECONDS"]),
-        int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
-        int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000),
-    )
+@dataclass(frozen=True)
+class Timing:
+    """How long a stream lasts, how often it beats when quiet, how long one blocking read waits."""
+
+    max_s: float
+    heartbeat_ms: int
+    slice_ms: int  # below the Redis client's socket timeout (redis-py's default is 5 s)
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> Timing:
+        return cls(
+            float(config["SSE_MAX_SECONDS"]),
+            int(float(config["SSE_HEARTBEAT_SECONDS"]) * 1000),
+            int(float(config["SSE_WAIT_SLICE_SECONDS"]) * 1000),
+        )
+
+
+def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int, timing: Timing) -> Response:
+    """A game's events after ``after`` as ``viewer`` may see them (the caller was identified before)."""
+    cursor = [after]
+
+    def poll(block_ms: int) -> tuple[list[str], bool]:
+        frames = []
+        for env in svc.wait_events(game_id, viewer, cursor[0], block_ms):
+            frames.append(_frame(env["type"], env, env["seq"]))
+            cursor[0] = env["seq"]
+            if env["type"] == GAME_SEALED:
+                return frames, True
+        return frames, False
+
+    return _response(_pumped([], poll, timing, game_id))
+
+
+def player_stream(streams: Streams, seats: Sequence[tuple[str, int]], timing: Timing) -> Response:
+    """Turn notifications for ``seats`` (``[(game id, seat)]``), each game read as its own seat."""
+    known: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def update(game_id: str, seat: int) -> list[str]:
+        now, before = streams.seat_status(game_id, seat), known.get((game_id, seat))
+        known[(game_id, seat)] = now
+        frames = [_frame("status", now)]
+        if now["your_turn"] and not (before and before["your_turn"] and before["turn"] == now["turn"]):
+            frames.append(_frame("your_turn", now))
+        if now["status"] == "finished" and not (before and before["status"] == "finished"):
+            frames.append(_frame("game_over", now))
+        return frames
+
+    first = [frame for game_id, seat in seats for frame in update(game_id, seat)]
+
+    def poll(block_ms: int) -> tuple[list[str], bool]:
+        running = {g: st["version"] for (g, _s), st in known.items() if st["status"] == "active"}
+        if not running:
+            return [], True
+        moved = streams.changed(running, block_ms)
+        return [frame for game_id, seat in seats if game_id in moved for frame in update(game_id, seat)], False
+
+    return _response(_pumped(first, poll, timing, "a player stream"))
+
+
+def _frame(kind: str, data: Mapping[str, Any], event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n"
+
+
+def _response(frames: Iterator[str]) -> Response:
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(frames), mimetype="text/event-stream", headers=headers)
 
 
-def _frames(
-    svc: GameService, game_id: str, viewer: int | None, after: int, max_s: float, heartbeat_ms: int, slice_ms: int
-) -> Iterator[str]:
-    """The frames; each blocking read waits at most ``slice_ms``, which must stay
-    below the Redis client's socket timeout (redis-py's default is 5 s)."""
-    deadline = time.monotonic() + max_s
+def _pumped(first: list[str], poll: Poll, timing: Timing, what: str) -> Iterator[str]:
+    """``first``, then what ``poll`` finds, until it is done or time is up; a heartbeat when quiet."""
+    deadline = time.monotonic() + timing.max_s
     quiet_since = time.monotonic()
     yield "retry: 1000\n\n"
+    yield from first
     while time.monotonic() < deadline:
         try:
-            shown = svc.wait_events(game_id, viewer, after, min(heartbeat_ms, slice_ms))
+            frames, done = poll(min(timing.heartbeat_ms, timing.slice_ms))
         except redis.RedisError:
-            log.warning("SSE for %s ended: the event store did not answer", game_id)
-            return  # the client reconnects with Last-Event-ID
-        if not shown:
-            if (time.monotonic() - quiet_since) * 1000 >= heartbeat_ms:
-                quiet_since = time.monotonic()
-                yield ": heartbeat\n\n"
-            continue
-        quiet_since = time.monotonic()
-        for env in shown:
-            yield f"id: {env['seq']}\nevent: {env['type']}\ndata: {json.dumps(env)}\n\n"
-            after = env["seq"]
-            if env["type"] == GAME_SEALED:
-                return
+            log.warning("SSE for %s ended: the event store did not answer", what)
+            return  # the client reconnects
+        if frames:
+            quiet_since = time.monotonic()
+            yield from frames
+        elif (time.monotonic() - quiet_since) * 1000 >= timing.heartbeat_ms:
+            quiet_since = time.monotonic()
+            yield ": heartbeat\n\n"
+        if done:
+            return
