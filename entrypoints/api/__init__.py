@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from entrypoints.api import problems
+from entrypoints.api import cors, problems
 
 DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -16,6 +16,7 @@ DEFAULTS = {
     "SSE_HEARTBEAT_SECONDS": 15,
     "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
     "STREAM_TICKET_SECONDS": 120,  # how long a stream ticket opens streams (KIFU_STREAM_TICKET_SECONDS)
+    "CORS_ORIGINS": "",  # KIFU_CORS_ORIGINS: comma-separated origins allowed to call from a browser, or *
 }
 
 
@@ -29,6 +30,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
     problems.register(app)
+    cors.init_app(app)
     from entrypoints.api import audits, catalog, games, ops, streams
 
     for module in (catalog, games, streams, audits, ops):

@@ -55,7 +55,7 @@ def test_an_expired_ticket_opens_nothing(base_url: str, redis_client: object) ->
 
 def test_a_player_stream_says_whose_turn_it_is_across_games(base_url: str) -> None:
     first, (ann_1, bob_1) = create_toy(base_url)
-    second, (ann_2, bob_2) = create_toy(base_url)
+    second, (_ann_2, bob_2) = create_toy(base_url)
     seats = [{"game": g, "token": h["Authorization"].split()[1]} for g, h in ((first, bob_1), (second, bob_2))]
     r = requests.post(f"{base_url}/v1/stream-tickets", json={"seats": seats}, timeout=TIMEOUT)
     assert r.status_code == 201 and r.json()["seats"] == [{"game": first, "seat": 1}, {"game": second, "seat": 1}]
@@ -64,7 +64,11 @@ def test_a_player_stream_says_whose_turn_it_is_across_games(base_url: str) -> No
         frames = sse_events(stream)
         opening = [next(frames) for _ in range(4)]  # status + your_turn for each game (both pick at once)
         assert [(f["event"], f["data"]["game"]) for f in opening] == [
-            ("status", first), ("your_turn", first), ("status", second), ("your_turn", second)]
+            ("status", first),
+            ("your_turn", first),
+            ("status", second),
+            ("your_turn", second),
+        ]
         act(base_url, first, ann_1, {"type": "pick", "n": 3})
         moved = next(frames)
         assert moved["event"] == "status" and moved["data"]["game"] == first and moved["data"]["your_turn"]
@@ -77,7 +81,7 @@ def test_a_player_stream_says_whose_turn_it_is_across_games(base_url: str) -> No
 
 
 def test_a_player_ticket_needs_real_seats(base_url: str) -> None:
-    game_id, (ann, _bob) = create_toy(base_url)
+    game_id, _seats = create_toy(base_url)
     bad = [{"game": game_id, "token": "nope"}]
     r = requests.post(f"{base_url}/v1/stream-tickets", json={"seats": bad}, timeout=TIMEOUT)
     assert r.status_code == 401 and "seats[0]" in r.json()["detail"]
