@@ -74,7 +74,8 @@ def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     env["PORT"] = str(port)
     log = (tmp_path / "kifu-run.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "entrypoints.cli", "run", "--data", str(tmp_path / "run")],
+        [sys.executable, "-m", "entrypoints.cli", "run"],  # its data in .run, as under make run
+        cwd=tmp_path,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -154,9 +155,30 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
     )
     assert [g["id"] for g in listed] == [game_id]
 
+    # next to the running service, the CLI finds its embedded Redis, and a rebuild pauses the projector
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    rebuilt = subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", "rebuild-projections"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert rebuilt.returncode == 0 and "rebuilt from" in rebuilt.stdout, rebuilt.stderr
+    later = requests.post(
+        f"{base}/v1/games", timeout=TIMEOUT, json={"game": "san-ban", "players": [{"name": "ann"}, {"name": "bob"}]}
+    ).json()["id"]
+    wait_until(
+        lambda: later in {g["id"] for g in requests.get(f"{base}/v1/games").json()["items"]},
+        "the projector to go on after the rebuild",
+    )
+
     proc.send_signal(signal.SIGINT)  # Ctrl-C (SIGTERM takes the same path)
     assert proc.wait(timeout=30) == 0
     assert "Kifu stopped." in (tmp_path / "kifu-run.log").read_text()
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{base}/healthz", timeout=2)
-    assert (tmp_path / "run" / "redis" / "appendonly.aof").stat().st_size > 0  # the log is on disk (AOF)
+    assert (tmp_path / ".run" / "redis" / "appendonly.aof").stat().st_size > 0  # the log is on disk (AOF)
+    assert not (tmp_path / ".run" / "redis.url").exists()  # the address of a stopped Redis is not left behind

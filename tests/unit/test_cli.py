@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from entrypoints.cli import main
@@ -32,3 +33,20 @@ def test_verify_refuses_a_file_that_is_not_json(tmp_path: Path) -> None:
     path.write_text("{not json")
     result = CliRunner().invoke(main, ["verify", str(path)])
     assert result.exit_code != 0 and "not JSON" in result.output
+
+
+def test_without_redis_url_the_cli_finds_the_embedded_redis_of_make_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from entrypoints.cli import _redis
+
+    mp = monkeypatch
+    mp.delenv("REDIS_URL", raising=False)
+    mp.chdir(tmp_path)
+    with pytest.raises(Exception, match=r"\.run/redis\.url"):
+        _redis()
+    (tmp_path / ".run").mkdir()
+    (tmp_path / ".run" / "redis.url").write_text("redis://127.0.0.1:6399/0\n")
+    assert _redis().connection_pool.connection_kwargs["port"] == 6399
+    mp.setenv("REDIS_URL", "redis://127.0.0.1:6400/0")
+    assert _redis().connection_pool.connection_kwargs["port"] == 6400
