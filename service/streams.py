@@ -39,8 +39,13 @@ class Streams:
         if seat is None:
             raise Unauthorized("a stream ticket is for a seat: send its token (spectators need no ticket)")
         ticket, expires = self._issue({"game": game_id, "seat": seat})
-        return {"ticket": ticket, "expires_at": expires, "game": game_id, "seat": seat,
-                "stream": f"/v1/games/{game_id}/events/stream?ticket={ticket}"}
+        return {
+            "ticket": ticket,
+            "expires_at": expires,
+            "game": game_id,
+            "seat": seat,
+            "stream": f"/v1/games/{game_id}/events/stream?ticket={ticket}",
+        }
 
     def seat_of(self, game_id: str, ticket: str) -> int:
         """The seat a game ticket reads as, or ``Unauthorized``."""
@@ -62,8 +67,12 @@ class Streams:
             if [game_id, caller.seat] not in watched:
                 watched.append([game_id, caller.seat])
         ticket, expires = self._issue({"seats": watched})
-        return {"ticket": ticket, "expires_at": expires, "seats": [{"game": g, "seat": s} for g, s in watched],
-                "stream": f"/v1/stream?ticket={ticket}"}
+        return {
+            "ticket": ticket,
+            "expires_at": expires,
+            "seats": [{"game": g, "seat": s} for g, s in watched],
+            "stream": f"/v1/stream?ticket={ticket}",
+        }
 
     def watched(self, ticket: str) -> list[tuple[str, int]]:
         """The seats a player ticket watches, or ``Unauthorized``."""
@@ -76,9 +85,16 @@ class Streams:
         """Where ``seat`` stands in ``game_id``: is it its turn (``turn``: the version the turn began),
         until when, and the result once over."""
         table, _head = self.games.tables.load(game_id)
-        return {"game": game_id, "seat": seat, "version": table.version, "turn": table.turn_version,
-                "status": "finished" if table.finished else "active", "your_turn": seat in table.to_act,
-                "deadline": self.games.deadlines(table)[seat], "result": table.result}
+        return {
+            "game": game_id,
+            "seat": seat,
+            "version": table.version,
+            "turn": table.turn_version,
+            "status": "finished" if table.finished else "active",
+            "your_turn": seat in table.to_act,
+            "deadline": self.games.deadlines(table)[seat],
+            "result": table.result,
+        }
 
     def changed(self, versions: Mapping[str, int], block_ms: int) -> set[str]:
         """The games among ``versions`` that moved past their version, waiting up to ``block_ms``."""

@@ -3,7 +3,8 @@
 Python's json module accepts ``NaN``/``Infinity`` and turns ``1e999`` into
 ``inf``; none of them is JSON, and none could be hashed canonically, so they
 are refused here as malformed (400). So are integers outside the signed 64-bit
-range (the log's JSON encoder cannot store them) and bodies nested deeper than
+range (the log's JSON encoder cannot store them), also when written as ``1e30``
+(the same number to any JSON reader), and bodies nested deeper than
 ``MAX_DEPTH`` (no request needs it; Python's parser and encoder would hit
 their recursion limits).
 """
@@ -17,16 +18,16 @@ from typing import Any
 from flask import request
 from werkzeug.exceptions import BadRequest
 
+INT64 = 2**63
+MAX_DEPTH = 64
+
 
 def _finite_float(text: str) -> float:
     value = float(text)
-    if not math.isfinite(value):
+    # a float this large is a whole number: a huge integer is refused however it is written (1e30)
+    if not math.isfinite(value) or not -INT64 <= value < INT64:
         raise ValueError(f"number out of range: {text}")
     return value
-
-
-INT64 = 2**63
-MAX_DEPTH = 64
 
 
 def _int64(text: str) -> int:

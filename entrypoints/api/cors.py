@@ -30,6 +30,12 @@ def init_app(app: Flask) -> None:
     allowed = origins(app.config.get("CORS_ORIGINS"))
     if not allowed:
         return
-    CORS(app, origins="*" if "*" in allowed else allowed, allow_headers=list(ALLOWED_HEADERS),
-         expose_headers=list(EXPOSED_HEADERS), methods=["GET", "POST", "OPTIONS"], max_age=MAX_AGE_S,
-         supports_credentials=False)
+    CORS(
+        app,
+        origins="*" if "*" in allowed else allowed,
+        allow_headers=list(ALLOWED_HEADERS),
+        expose_headers=list(EXPOSED_HEADERS),
+        methods=["GET", "POST", "OPTIONS"],
+        max_age=MAX_AGE_S,
+        supports_credentials=False,
+    )

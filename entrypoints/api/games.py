@@ -76,9 +76,8 @@ def legal_actions(game_id: str) -> ResponseReturnValue:
 def take_action(game_id: str) -> ResponseReturnValue:
     caller = _caller(game_id)
     body = ACTION_SCHEMA.load(_json_body())
-    expected = body["expected_version"]
-    if expected is None and request.headers.get("If-Match"):
-        expected = _if_match_version()
+    if_match = _if_match_version() if "If-Match" in request.headers else None  # judged even when not used
+    expected = body["expected_version"] if body["expected_version"] is not None else if_match
     answer = games().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
     return _answered(answer)
 
@@ -106,10 +105,20 @@ def _answered(answer: Answer) -> ResponseReturnValue:
 
 
 def _if_match_version() -> int:
-    raw = request.headers["If-Match"].strip().strip('"')
-    if not raw.isdigit() or int(raw) > MAX_SEQ:
+    """The version ``If-Match`` expects; any number but the version now is stale (409), however large."""
+    version = _whole_number(request.headers["If-Match"].strip().strip('"'))
+    if version is None:
         raise ValidationError({"If-Match": ["must be the expected version number"]})
-    return int(raw)
+    return version
+
+
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number (ASCII digits: ``isdigit`` alone takes "²"), any beyond ``MAX_SEQ`` as
+    ``MAX_SEQ + 1`` (so a header of 5000 digits is not converted); None if it is not one."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits) if len(digits) <= len(str(MAX_SEQ)) else MAX_SEQ + 1
 
 
 @bp.get("/<game_id>/events")
@@ -126,10 +135,10 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     viewer = caller.seat
     if query["ticket"] is not None and viewer is None:
         viewer = kifu().streams.seat_of(game_id, query["ticket"])
-    last_id = request.headers.get("Last-Event-ID", "")
-    if last_id.isdigit() and int(last_id) > MAX_SEQ:
+    last_id = _whole_number(request.headers.get("Last-Event-ID", ""))
+    if last_id is not None and last_id > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
-    after = int(last_id) if last_id.isdigit() else query["after"]
+    after = last_id if last_id is not None else query["after"]
     return event_stream(games(), game_id, viewer, after, Timing.of(current_app.config))
 
 

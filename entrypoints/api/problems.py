@@ -192,7 +192,8 @@ def flat_errors(messages: Any, prefix: Sequence[str | int] = ()) -> dict[str, li
     if isinstance(messages, Mapping):
         out: dict[str, list[str]] = {}
         for key, value in messages.items():
-            part: str | int = int(key) if isinstance(key, int) or (isinstance(key, str) and key.isdigit()) else key
+            digits = isinstance(key, str) and key.isascii() and key.isdigit()  # not "¹": isdigit alone takes it
+            part: str | int = int(key) if isinstance(key, int) or digits else key
             out |= flat_errors(value, (*prefix, part))
         return out
     texts = messages if isinstance(messages, list) else [messages]

@@ -53,12 +53,22 @@ MAX_SEQ = 2**53 - 1
 SEQ = validate.Range(min=0, max=MAX_SEQ)
 
 
+class WholeNumber(fields.Integer):
+    """A JSON integer as JSON Schema reads one: ``7``, and also ``7.0`` or ``7e0`` (never ``true`` or ``"7"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        result: int = super()._deserialize(value, attr, data, **kwargs)
+        return result
+
+
 class ActionSchema(Schema):
     class Meta:
         unknown = RAISE
 
     action = fields.Dict(keys=fields.String(), required=True)
-    expected_version = fields.Integer(load_default=None, allow_none=True, strict=True, validate=SEQ)
+    expected_version = WholeNumber(load_default=None, allow_none=True, strict=True, validate=SEQ)
 
 
 class ListQuerySchema(Schema):

@@ -1,0 +1,556 @@
+"""Schemathesis against the live server: every operation of ``openapi.yaml``, then its links.
+
+The real app is served over real HTTP (``tests.support.http.serving``) on the
+session's real Redis, with ``NoScheduler`` (every seat is human; nothing moves
+behind the tests' backs) and ``SSE_MAX_SECONDS`` = 0.5 so that the stream of a
+running game ends (after the log, and a heartbeat or two). The schema is loaded
+with ``schemathesis.openapi.from_path`` and a config built here (base URL,
+seed, budgets, checks, dictionaries); no ``schemathesis.toml`` is read. Each
+test runs schemathesis's engine (``schemathesis.engine.from_schema``, what
+``st run`` runs) and fails on any failed check or error, printing each with
+its ``curl`` reproduction.
+
+* ``test_every_operation_conforms``: every operation, first in the
+  ``examples`` and ``coverage`` phases (the spec's examples, then boundary,
+  missing and wrong values, positive and negative), then in the ``fuzzing``
+  phase (Hypothesis, positive and negative data).
+* ``test_linked_workflows_conform``: the ``stateful`` phase, i.e. the state
+  machine ``schema.as_state_machine()`` builds from the OpenAPI ``links`` of
+  ``openapi.yaml`` (only those: ``inference`` is off, it guessed that catalogue
+  ids such as ``san-ban`` are game ids): ``createGame`` -> views, legal
+  actions, actions, joins, events, streams and stream tickets, replays, records,
+  audits, player tickets -> player streams, ...
+* ``test_games_are_played_through_links``: the same over the operations that
+  play a game only (``PLAY_OPERATIONS``), so that more of its steps follow
+  ``getLegalActions`` -> ``takeAction`` (link ``TakeLegalAction``: the first
+  legal action at the listed version) and games advance: actions accepted (201),
+  out of turn (403), refused by the rules (422), stale (409).
+  The engine, not a bare Hypothesis run, drives the state machines: a stateful
+  server answers a replayed step differently, which Hypothesis alone reports as
+  ``FlakyStrategyDefinition``; the engine starts a new scenario instead.
+
+Game ids. Before the runs a pool of games is created (toy games fresh,
+mid-step, finished, with an open seat and with a move timeout; San Ban, Nin
+Nal, Kiri-ai, and San Ban against a bot), with a game stream ticket and a
+player stream ticket. In the ``coverage`` phase each game operation's ``id`` is
+fixed to a game of the pool (``coverage_games``; that phase takes fixed
+values, not dictionaries); in ``fuzzing`` ids and tickets are drawn from
+dictionaries of the pool (otherwise generated, so unknown ids and tickets are
+fuzzed too); the state machines take ids from the links (and, by design,
+sometimes a generated or a pool one). For half of the schema-valid
+``createGame`` cases of the state machines a ``flatmap_case`` hook sends one of
+``SETUPS`` instead: a generated body rarely names a game, a player count and
+options that go together, and the links need real games to lead anywhere.
+
+Seat tokens. A seat's token is only in the answer that created the game
+(``seats[i].token``) or joined the seat (``token``), and travels as
+``Authorization: Bearer``, a security scheme rather than a parameter, so no
+link can carry it. A schema-level ``after_call`` hook (``Seats.learn``)
+remembers the tokens of every such answer (the pool's and every game the runs
+create), keyed by game id, and each game's ``to_act`` from every view and
+action answer. A schema-level auth provider (``@schema.auth()``, not cached)
+signs each case for a known game with a seat's token: a seat to act, or for
+about one case in four (by a hash of the case, so that runs repeat) another
+seat. Cases for unknown games go unsigned; schemathesis's own negative auth
+cases (missing or garbled credentials) are left as generated.
+
+Checks: every check schemathesis has (v4's default set), negative and
+stateful ones included:
+
+* ``not_a_server_error``, ``status_code_conformance``,
+  ``content_type_conformance``, ``response_headers_conformance``,
+  ``response_schema_conformance`` (SSE events against ``itemSchema`` too);
+* ``negative_data_rejection``: a request the schema forbids must be refused;
+* ``positive_data_acceptance``: a request the schema allows must not be
+  refused. The contract answers 422 to some schema-valid requests, where the
+  rules or the game's state decide (``RULE_LEVEL_422``), so this check accepts
+  422 and the custom check ``refused_by_the_rules_not_the_schema`` judges
+  every such 422 instead: only those problem types, from those operations,
+  pass; a schema refusal (``invalid-request``) of schema-valid data fails
+  (it passes over a case whose body a link filled with what the schema
+  forbids, such as a null token (a bot's, or a replayed creation's), though it
+  is labelled valid);
+* ``missing_required_header``, ``unsupported_method``, ``allow_header_conformance``;
+* ``ignored_auth`` (seat-only operations must refuse missing and bad tokens),
+  ``use_after_free``, ``ensure_resource_availability``; and
+  ``object_level_authorization``, which has nothing to judge here (it needs
+  several configured identities, and every Kifu game is readable by anyone,
+  redacted per seat).
+
+``max_response_time`` stays off: it would measure the machine. The fuzzer's
+``error-feedback`` is off: it reads the field paths of our 422s
+(``players[0].name``) as property names and sends them back in cases it
+labels schema-valid; it only steers generation, no check depends on it. The
+persistent cache is off too (it would keep state in ``./.schemathesis`` and
+replay it in later runs). Two links in ``openapi.yaml`` carry
+``x-schemathesis: {merge_body: false}`` so that schemathesis sends their
+``requestBody`` as it is (OpenAPI's meaning) rather than merged into a generated one.
+
+Budget: seeded and derandomized (``SEED``), ``MAX_EXAMPLES`` cases per
+operation in ``fuzzing`` (``STREAM_EXAMPLES`` for the streams), and
+``WORKFLOW_*`` / ``PLAY_*`` scenarios and steps for the state machines; 35-55 s
+in all on two cores, and nothing sleeps. A run repeats what it generates as
+far as the server lets it: ids, tokens and salts are random, and schemathesis
+reuses values from earlier answers.
+
+Excluded: nothing. The engine's phases select every operation; the state
+machine of ``test_linked_workflows_conform`` selects every operation too
+(those no link leads to, such as ``/healthz``, are not steps of it);
+``test_games_are_played_through_links`` narrows to ``PLAY_OPERATIONS`` on purpose.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import redis
+import requests
+import schemathesis
+import yaml
+from hypothesis import strategies as st
+from schemathesis import Case
+from schemathesis.core import NotSet
+from schemathesis.core.transport import Response
+from schemathesis.engine import Status, events, from_schema
+
+import tests.support.toy_game  # noqa: F401  (registers "toy")
+from adapters.embedded_redis import EmbeddedRedis
+from entrypoints.api import create_app
+from service.ports import NoScheduler
+from tests.support.http import serving
+
+SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
+TIMEOUT = 10
+SEED = 20260523
+MAX_EXAMPLES = 25  # generated cases per operation in the fuzzing phase
+STREAM_EXAMPLES = 8  # ... for the streams, whose cases on a running game last SSE_MAX_SECONDS
+WORKFLOW_SCENARIOS, WORKFLOW_STEPS = 40, 10  # the state machine over every link
+PLAY_SCENARIOS, PLAY_STEPS = 100, 15  # the state machine over the links that play a game
+SSE_MAX_SECONDS = 0.5
+# The pool's games in the order the fuzzer's dictionary offers them (it draws the first ones most):
+# a step with a secret choice in (a seat to act, a seat that is not), a finished game (game over),
+# a fresh one, then the real games.
+FUZZED_GAMES = ("committed", "finished", "active", "timed", "san-ban", "nin-nal", "kiri-ai", "bot", "open")
+PLAY_OPERATIONS = ["createGame", "joinSeat", "getGame", "getLegalActions", "takeAction", "replayStep"]
+
+# 422 answers the contract gives to schema-valid requests, because the rules or the game's state
+# decide (problem type -> the operations that answer it so). positive_data_acceptance accepts 422;
+# `refused_by_the_rules_not_the_schema` then accepts only these.
+RULE_LEVEL_422 = {
+    "/problems/unknown-game": {"createGame"},  # a game id the catalogue does not have
+    "/problems/invalid-game-settings": {"createGame"},  # players, options or deal the game refuses
+    "/problems/illegal-action": {"takeAction"},  # an action the rules refuse
+    "/problems/idempotency-key-reused": {"createGame", "takeAction", "joinSeat"},  # a key for another request
+    "/problems/invalid-request": {"replayStep"},  # a step beyond the game's last, a seat it has not
+}
+REPLAY_BEYOND_THE_GAME = {"step", "as"}
+POSITIVE_DATA_STATUSES = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+
+@schemathesis.check
+def refused_by_the_rules_not_the_schema(ctx: schemathesis.CheckContext, response: Response, case: Case) -> bool | None:
+    """A 422 to schema-valid data must be one the rules or the game's state give (``RULE_LEVEL_422``).
+
+    Anything else, above all ``invalid-request`` (the server's own request schema refusing what the
+    spec allows), is a disagreement between the spec and the server.
+    """
+    meta = case.meta
+    if response.status_code != 422 or meta is None or not meta.generation.mode.is_positive:
+        return None
+    if not body_is_valid(case):
+        return None  # a link sent a value of an earlier answer as it was (a null token): not schema-valid
+    problem = response.json()
+    kind = problem.get("type")
+    allowed = operation_id(case) in RULE_LEVEL_422.get(kind, set())
+    if allowed and kind == "/problems/invalid-request":
+        allowed = bool(problem.get("errors")) and set(problem["errors"]) <= REPLAY_BEYOND_THE_GAME
+    if not allowed:
+        raise AssertionError(f"A schema-valid request was refused as invalid: {problem}")
+    return True
+
+
+@functools.cache
+def _spec() -> dict[str, Any]:
+    spec: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text())
+    return spec
+
+
+def body_is_valid(case: Case) -> bool:
+    """Whether the case's JSON body is one the spec allows (true when it sends none)."""
+    operation = _spec()["paths"][case.operation.path].get(case.method.lower(), {})
+    if isinstance(case.body, NotSet) or "requestBody" not in operation:
+        return True
+    pointer = "/".join(
+        part.replace("~", "~0").replace("/", "~1") for part in (case.operation.path, case.method.lower())
+    )
+    schema = f"#/paths/{pointer}/requestBody/content/application~1json/schema"
+    root = {"$ref": schema, "paths": _spec()["paths"], "components": _spec()["components"]}
+    return bool(jsonschema.Draft202012Validator(root).is_valid(case.body))
+
+
+# -- seat tokens --------------------------------------------------------------------------
+
+
+def operation_id(case: Case) -> str:
+    return str(case.operation.definition.raw.get("operationId", case.operation.label))
+
+
+@dataclass
+class Seats:
+    """Seat tokens from creation and join answers, keyed by game id, and each game's ``to_act``."""
+
+    tokens: dict[str, dict[int, str]] = field(default_factory=dict)
+    to_act: dict[str, list[int]] = field(default_factory=dict)
+    statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
+    # operation id -> the game id the config fixes for it (the coverage phase signs a case before
+    # the fixed id replaces the generated one, so the provider looks the game up here first)
+    fixed: dict[str, str] = field(default_factory=dict)
+
+    def learn(self, case: Case, response: Response) -> None:
+        """The ``after_call`` hook: count the answer; keep what it says about seats."""
+        operation = operation_id(case)
+        self.statuses[(operation, response.status_code)] += 1
+        if response.status_code not in (200, 201):
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            return  # an event stream, a page, the metrics
+        if not isinstance(body, dict):
+            return
+        if operation == "createGame":
+            self.remember(body)
+        elif operation == "joinSeat" and body.get("token"):
+            self.tokens.setdefault(body["id"], {})[body["seat"]] = body["token"]
+        elif isinstance(body.get("to_act"), list) and case.path_parameters and "id" in case.path_parameters:
+            self.to_act[str(case.path_parameters["id"])] = list(body["to_act"])
+
+    def remember(self, created: dict[str, Any]) -> None:
+        game_tokens = self.tokens.setdefault(created["id"], {})
+        game_tokens.update({s["seat"]: s["token"] for s in created["seats"] if s.get("token")})
+        self.to_act[created["id"]] = list(created["to_act"])
+
+    def token_for(self, case: Case) -> str | None:
+        """A token of the case's game: a seat to act, or for about one case in four another seat."""
+        game_id = self.fixed.get(operation_id(case)) or str((case.path_parameters or {}).get("id"))
+        tokens = self.tokens.get(game_id)
+        if not tokens:
+            return None
+        acting = [s for s in self.to_act.get(game_id, []) if s in tokens]
+        others = [s for s in sorted(tokens) if s not in acting]
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "authorization"}
+        key = json.dumps([case.method, case.body, case.query, headers], sort_keys=True, default=repr)
+        another = zlib.crc32(key.encode()) % 4 == 0
+        if acting and not (another and others):
+            return tokens[acting[0]]
+        return tokens[(others or sorted(tokens))[0]]
+
+
+# -- the live server and its games ------------------------------------------------------------
+
+
+@dataclass
+class Live:
+    url: str
+    games: dict[str, str]  # role -> game id
+    tickets: dict[str, str]  # "game": a seat's ticket for a game stream; "player": a player stream's
+    seats: Seats
+
+
+def _post(url: str, path: str, body: dict[str, Any], token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = requests.post(f"{url}{path}", json=body, headers=headers, timeout=TIMEOUT)
+    assert r.status_code == 201, r.text
+    answer: dict[str, Any] = r.json()
+    return answer
+
+
+def _pool(url: str, seats: Seats) -> tuple[dict[str, str], dict[str, str]]:
+    """Games in several states for the engine's phases to address, and stream tickets for them."""
+    two = [{"name": "ann"}, {"name": "bob"}]
+
+    def create(body: dict[str, Any]) -> tuple[str, dict[int, str]]:
+        created = _post(url, "/v1/games", body)
+        seats.remember(created)
+        return created["id"], seats.tokens[created["id"]]
+
+    def act(game_id: str, token: str, action: dict[str, Any]) -> None:
+        seats.to_act[game_id] = _post(url, f"/v1/games/{game_id}/actions", {"action": action}, token)["to_act"]
+
+    active, _ = create({"game": "toy", "players": two})
+    committed, tokens = create({"game": "toy", "players": two})
+    act(committed, tokens[0], {"type": "pick", "n": 2})
+    game_ticket = _post(url, f"/v1/games/{committed}/stream-tickets", {}, tokens[0])["ticket"]
+    waiting = {"game": committed, "token": tokens[1]}  # seat 1's turn
+    finished, tokens = create({"game": "toy", "players": two})
+    for _round in range(3):
+        act(finished, tokens[0], {"type": "pick", "n": 2})
+        act(finished, tokens[1], {"type": "pick", "n": 1})
+        act(finished, tokens[1], {"type": "ack"})
+    watched = [waiting, {"game": finished, "token": tokens[0]}]
+    player_ticket = _post(url, "/v1/stream-tickets", {"seats": watched})["ticket"]
+    open_seat, _ = create({"game": "toy", "players": [{"name": "ann"}, {"open": True}]})
+    timed, _ = create({"game": "toy", "players": two, "options": {"move_timeout_s": 60}})
+    san_ban, _ = create({"game": "san-ban", "players": two, "options": {"mode": "standard"}})
+    nin_nal, _ = create({"game": "nin-nal", "players": [*two, {"name": "cy"}]})
+    kiri_ai, _ = create({"game": "kiri-ai", "players": two})
+    with_bot, _ = create({"game": "san-ban", "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}]})
+    games = {
+        "active": active,
+        "committed": committed,
+        "finished": finished,
+        "open": open_seat,
+        "timed": timed,
+        "san-ban": san_ban,
+        "nin-nal": nin_nal,
+        "kiri-ai": kiri_ai,
+        "bot": with_bot,
+    }
+    return games, {"game": game_ticket, "player": player_ticket}
+
+
+@pytest.fixture(scope="module")
+def live(redis_server: EmbeddedRedis) -> Iterator[Live]:
+    client = redis.Redis(port=redis_server.port)
+    client.flushall()
+    app = create_app(
+        {
+            "REDIS_URL": redis_server.url,
+            "SCHEDULER": NoScheduler(),
+            "SSE_HEARTBEAT_SECONDS": 0.2,
+            "SSE_MAX_SECONDS": SSE_MAX_SECONDS,
+            "STREAM_TICKET_SECONDS": 3600,  # the pool's tickets outlive the run
+        }
+    )
+    seats = Seats()
+    with serving(app) as url:
+        games, tickets = _pool(url, seats)
+        yield Live(url, games, tickets, seats)
+    client.flushall()  # hundreds of games: none of them is another test's business
+    client.close()
+
+
+# -- schemathesis -------------------------------------------------------------------------
+
+
+def _problem_slugs() -> list[str]:
+    kinds = _spec()["components"]["schemas"]["Problem"]["properties"]["type"]["enum"]
+    return [kind.rsplit("/", 1)[1] for kind in kinds]
+
+
+def coverage_games(live: Live) -> dict[str, str]:
+    """The coverage phase's game per operation, chosen for what the operation can show there."""
+    games = live.games
+    return {
+        "getGame": games["committed"],  # a secret choice is in
+        "getLegalActions": games["active"],
+        "takeAction": games["active"],
+        "joinSeat": games["open"],
+        "listEvents": games["finished"],  # every private part shown
+        "streamEvents": games["finished"],  # a sealed game's stream ends at once
+        "createStreamTicket": games["active"],
+        "replayStep": games["finished"],  # `as` any seat
+        "getRecord": games["finished"],  # the complete record
+        "auditGame": games["committed"],  # details withheld while it runs
+    }
+
+
+def _operations(live: Live, phase: str) -> list[dict[str, Any]]:
+    """Per-operation config: the coverage phase's fixed ids; the streams' ids, tickets and budget in fuzzing."""
+    if phase == "coverage":
+        return [
+            {"include-operation-id": op, "parameters": {"path.id": game}} for op, game in coverage_games(live).items()
+        ]
+    if phase == "fuzzing":
+        game_stream = {
+            "path.id": {"dictionary": "streams", "probability": 0.9},
+            "query.ticket": {"dictionary": "game-tickets", "probability": 0.5},
+        }
+        player_stream = {"query.ticket": {"dictionary": "player-tickets", "probability": 0.8}}
+        few = {"max-examples": STREAM_EXAMPLES}
+        return [
+            {"include-operation-id": "streamEvents", "parameters": game_stream, "generation": few},
+            {"include-operation-id": "playerStream", "parameters": player_stream, "generation": few},
+        ]
+    return []
+
+
+def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 0) -> Any:
+    """``openapi.yaml`` with the live base URL, the budget, the checks, the ids and the seat tokens."""
+    config = schemathesis.Config.from_dict(
+        {
+            "seed": SEED,
+            "cache": {"enabled": False},  # no state kept between runs (it would live in ./.schemathesis)
+            "base-url": live.url,
+            "workers": 1,
+            "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES, "unique-inputs": True},
+            "phases": {
+                "examples": {"enabled": "examples" in phases},
+                "coverage": {"enabled": "coverage" in phases},
+                # error feedback reads field paths (`players[0].name`) as property names and sends them
+                # back as "schema-valid" data; it steers generation only, no check depends on it
+                "fuzzing": {"enabled": "fuzzing" in phases, "error-feedback": {"enabled": False}},
+                # the links of openapi.yaml only: inference guesses that a catalogue's game ids
+                # (`san-ban`) are game ids (`g...`), which only spends the budget on 404s
+                "stateful": {
+                    "enabled": "stateful" in phases,
+                    "inference": {"algorithms": []},
+                    "max-steps": max(steps, 2),
+                    "generation": {"max-examples": max(scenarios, 1)},
+                },
+            },
+            "checks": {"positive_data_acceptance": {"expected-statuses": POSITIVE_DATA_STATUSES}},
+            "max-stream-events": 20,
+            "request-timeout": TIMEOUT,
+            "dictionaries": {
+                "games": {"values": [live.games[role] for role in FUZZED_GAMES]},
+                "streams": {"values": [live.games["finished"], live.games["active"]]},
+                "slugs": {"values": _problem_slugs()},
+                "game-tickets": {"values": [live.tickets["game"]]},
+                "player-tickets": {"values": [live.tickets["player"]]},
+            },
+            "parameters": {
+                "path.id": {"dictionary": "games", "probability": 0.9},
+                "path.slug": {"dictionary": "slugs", "probability": 0.7},
+            },
+            "operations": [entry for phase in phases for entry in _operations(live, phase)],
+        }
+    )
+    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    seats = live.seats
+    seats.fixed = coverage_games(live) if "coverage" in phases else {}
+
+    @schema.auth(refresh_interval=None)
+    class SeatToken:
+        """The bearer token of a seat of the case's game (see the module docstring)."""
+
+        def get(self, case: Case, ctx: Any) -> str | None:
+            return seats.token_for(case)
+
+        def set(self, case: Case, data: str, ctx: Any) -> None:
+            case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+    @schema.hook
+    def after_call(context: Any, case: Case, response: Response) -> None:
+        seats.learn(case, response)
+
+    if "stateful" in phases:
+
+        @schema.hook
+        def flatmap_case(context: Any, case: Case) -> st.SearchStrategy[Case]:
+            """Half of the schema-valid ``createGame`` cases create one of the ``SETUPS``."""
+            if operation_id(case) != "createGame" or case.meta is None or not case.meta.generation.mode.is_positive:
+                return st.just(case)
+            return st.one_of(st.just(case), st.sampled_from(SETUPS).map(lambda body: _with_body(case, body)))
+
+    return schema
+
+
+# Games the state machines start from: for half of the schema-valid `createGame` cases a real setup
+# replaces the generated body (a generated one rarely names a game, its player count and its options
+# right), so that the links lead into running games; the other half stays as generated.
+SETUPS: tuple[dict[str, Any], ...] = (
+    {"game": "toy", "players": [{"name": "ann"}, {"name": "bob"}]},
+    {"game": "toy", "players": [{"name": "ann"}, {"open": True}]},
+    {"game": "toy", "players": [{"name": "ann"}, {"name": "bob"}], "options": {"move_timeout_s": 60}},
+    {"game": "san-ban", "players": [{"name": "ann"}, {"name": "bob"}], "options": {"mode": "standard"}},
+    {"game": "nin-nal", "players": [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}]},
+    {"game": "kiri-ai", "players": [{"name": "ann"}, {"name": "bob"}]},
+)
+
+
+def _with_body(case: Case, body: dict[str, Any]) -> Case:
+    case.body = copy.deepcopy(body)
+    return case
+
+
+@dataclass
+class Report:
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    phases: dict[str, str] = field(default_factory=dict)
+
+
+def run_engine(schema: Any) -> Report:
+    """Run the engine's phases; collect every failed check and every error."""
+    report = Report()
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            for checks in event.recorder.checks.values():
+                for check in checks:
+                    if check.failure_info is not None:
+                        failure = check.failure_info.failure
+                        report.failures.append(
+                            f"{event.recorder.label} [{event.phase.value}] {check.name}: {failure.title}\n"
+                            f"{failure.message}\n{check.failure_info.code_sample}"
+                        )
+            if event.status == Status.ERROR:
+                report.errors.append(f"{event.recorder.label}: error in {event.phase.value}")
+        elif isinstance(event, events.NonFatalError):
+            report.errors.append(f"{event.label}: {event.info.format()}")
+        elif isinstance(event, events.FatalError):
+            raise event.exception
+        elif isinstance(event, events.PhaseFinished):
+            report.phases[event.phase.name.value] = event.status.value
+    return report
+
+
+def assert_conforms(*reports: Report) -> None:
+    """No failed check, no error, and no phase that ended otherwise than in success (or was not run)."""
+    failures = list(dict.fromkeys(failure for report in reports for failure in report.failures))
+    assert not failures, f"{len(failures)} schemathesis failure(s):\n\n" + "\n\n".join(failures)
+    errors = [error for report in reports for error in report.errors]
+    assert not errors, errors
+    for report in reports:
+        assert set(report.phases.values()) <= {"success", "skip"}, report.phases
+
+
+def spec_operations() -> set[str]:
+    paths = _spec()["paths"].values()
+    return {op["operationId"] for item in paths for op in item.values() if isinstance(op, dict) and "operationId" in op}
+
+
+def test_every_operation_conforms(live: Live) -> None:
+    before = Counter(live.seats.statuses)
+    explicit = run_engine(load_schema(live, ["examples", "coverage"]))
+    fuzzed = run_engine(load_schema(live, ["fuzzing"]))
+    assert_conforms(explicit, fuzzed)
+    assert explicit.phases["examples"] == explicit.phases["coverage"] == fuzzed.phases["fuzzing"] == "success"
+    seen = live.seats.statuses - before
+    assert {op for op, _status in seen} == spec_operations()
+    # the game operations reached real games, and actions were judged (409 stale, 422 by the rules)
+    for operation in ("getGame", "getLegalActions", "listEvents", "streamEvents", "replayStep", "getRecord"):
+        assert seen[(operation, 200)] > 0, (operation, sorted(seen.items()))
+    assert seen[("playerStream", 200)] > 0 and seen[("createStreamTicket", 201)] > 0, sorted(seen.items())
+    assert seen[("takeAction", 409)] > 0 and seen[("takeAction", 422)] > 0, sorted(seen.items())
+
+
+def test_linked_workflows_conform(live: Live) -> None:
+    before = Counter(live.seats.statuses)
+    report = run_engine(load_schema(live, ["stateful"], WORKFLOW_SCENARIOS, WORKFLOW_STEPS))
+    assert_conforms(report)
+    assert report.phases["stateful"] == "success"
+    seen = live.seats.statuses - before
+    for reached in (("createGame", 201), ("getGame", 200), ("createStreamTicket", 201), ("streamEvents", 200)):
+        assert seen[reached] > 0, (reached, sorted(seen.items()))
+
+
+def test_games_are_played_through_links(live: Live) -> None:
+    before = Counter(live.seats.statuses)
+    schema = load_schema(live, ["stateful"], PLAY_SCENARIOS, PLAY_STEPS).include(operation_id=PLAY_OPERATIONS)
+    report = run_engine(schema)
+    assert_conforms(report)
+    assert report.phases["stateful"] == "success"
+    seen = live.seats.statuses - before
+    for status in (201, 403, 422):  # accepted, not this seat's turn, refused by the rules
+        assert seen[("takeAction", status)] > 0, (status, sorted(seen.items()))
