@@ -11,16 +11,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domain.engine import Table, legal_actions
+from domain.engine import Table, sample_action
 from domain.errors import NotYourTurn
 
 
 def random_action(table: Table, seat: int, rnd: random.Random) -> dict[str, Any]:
-    """A uniformly random legal action."""
-    actions = legal_actions(table, seat)
-    if not actions:
-        raise NotYourTurn(f"seat {seat} has no legal action now")
-    return rnd.choice(actions)
+    """A random legal action (uniform among the legal actions, or the game's own sampler)."""
+    return sample_action(table, seat, rnd)
 
 
 def choose_action(table: Table, seat: int, level: str, rnd: random.Random) -> dict[str, Any]:

@@ -14,7 +14,14 @@ A game is an object (usually the module's single ``RULES`` instance) with:
 * ``pending(state) -> Pending``: who must act, simultaneously or not;
 * ``legal_actions(state, seat) -> list[dict]``: every legal action, exactly as
   the API accepts it (the engine asks only for a seat that is to act, and
-  refuses actions of other seats before ``decide``: games do not check turns);
+  refuses actions of other seats before ``decide``: games do not check turns).
+  A game whose actions are too many to list (Front Line declares any number of
+  attacks at once) gives a short list of legal actions here and also provides:
+* ``action_space(state, seat) -> dict`` (optional): ``{"actions": [...]}`` plus
+  a compact, exact description of every legal action (``GET /actions``);
+* ``sample_action(state, seat, random.Random) -> dict`` (optional): a random
+  legal action in which every legal action has a chance (bots, move timeouts,
+  the random playthrough test), without listing them all;
 * ``decide(state, seat, action) -> list[Event]``: a sequential action's events,
   or ``IllegalAction`` naming the rule;
 * ``validate_choice(state, seat, action) -> list[dict]``: for a simultaneous
@@ -22,6 +29,10 @@ A game is an object (usually the module's single ``RULES`` instance) with:
   (most games: ``[action]``; a Kiri-ai program: its two steps);
 * ``resolve(state, part, choices) -> list[Event]``: once every choice is in,
   the events of revealed part ``part`` (``choices`` maps seat -> that part);
+* ``advance(state) -> list[Event]`` (optional): the events of a step nobody
+  decides (an automatic discard, a damage phase, the next round), or ``[]``
+  when a seat must act; the engine runs it after every ``decide`` and
+  ``resolve`` until someone must act or the game is over;
 * ``view(state, viewer, reveal_all) -> dict``: the game-specific ``state`` of the
   API view for a seat (or ``None``, a spectator); ``reveal_all`` once the game
   is over (everything is public then);
@@ -74,6 +85,7 @@ class Option:
     choices: tuple[Any, ...] | None = None
     schema: Mapping[str, Any] | None = None
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+    players: Mapping[Any, tuple[int, ...]] | None = None  # values allowed only with these player counts
 
     @classmethod
     def whole_number(
@@ -91,8 +103,8 @@ class Option:
         kind: Any = ["integer", "null"] if nullable else "integer"
         return cls(default, description, schema={"type": kind, "minimum": minimum, "maximum": maximum}, check=check)
 
-    def validate(self, name: str, value: Any) -> Any:
-        """Return ``value`` if acceptable, else raise ``InvalidOptions``."""
+    def validate(self, name: str, value: Any, n_seats: int | None = None) -> Any:
+        """Return ``value`` if acceptable (for ``n_seats`` players, when given), else raise ``InvalidOptions``."""
         if self.choices is not None and not any(value == c and type(value) is type(c) for c in self.choices):
             allowed = ", ".join(map(str, self.choices))
             raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}", ("options", name))
@@ -100,6 +112,12 @@ class Option:
             problem = self.check(value)
             if problem:
                 raise InvalidOptions(f"option {name!r}: {problem}", ("options", name))
+        counts = next((c for v, c in (self.players or {}).items() if v == value and type(v) is type(value)), None)
+        if n_seats is not None and counts is not None and n_seats not in counts:
+            allowed = " or ".join(map(str, counts))
+            raise InvalidOptions(
+                f"option {name!r} = {value!r} needs {allowed} players, not {n_seats}", ("options", name)
+            )
         return value
 
     def json_schema(self) -> dict[str, Any]:
@@ -115,6 +133,8 @@ class Option:
         out = {**self.json_schema(), "default": self.default, "description": self.description}
         if self.choices is not None:
             out["allowed"] = list(self.choices)
+        if self.players:
+            out["players"] = [{"value": v, "players": list(c)} for v, c in self.players.items()]
         return out
 
 

@@ -22,6 +22,7 @@ five games, so no game writes it again:
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -143,14 +144,14 @@ def bot_levels(game: Game) -> list[str]:
     return ["random", *[level for level in game.bots if level != "random"]]
 
 
-def normalize_options(game: Game, options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Fill defaults and refuse unknown or invalid options, naming them."""
+def normalize_options(game: Game, options: Mapping[str, Any] | None, n_seats: int | None = None) -> dict[str, Any]:
+    """Fill defaults and refuse unknown or invalid options (also for ``n_seats`` players), naming them."""
     options = dict(options or {})
     specs = {**game.options, **COMMON_OPTIONS}
     unknown = sorted(set(options) - set(specs))
     if unknown:
         raise InvalidOptions(f"unknown option(s) for {game.id}: {', '.join(unknown)}", ("options", unknown[0]))
-    return {name: spec.validate(name, options.get(name, spec.default)) for name, spec in specs.items()}
+    return {name: spec.validate(name, options.get(name, spec.default), n_seats) for name, spec in specs.items()}
 
 
 def create(
@@ -171,7 +172,7 @@ def create(
             raise InvalidOptions(
                 f"unknown bot {seat.bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players", seat.seat, "bot")
             )
-    opts = normalize_options(game, options)
+    opts = normalize_options(game, options, len(seats))
     if deal is not None and not isinstance(deal, Mapping):
         raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))
     created = Event(
@@ -189,7 +190,8 @@ def create(
         private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {},
     )
     try:
-        return [created, *game.setup(opts, len(seats), SeededRandom(seed), deal)]
+        opening, _table = _apply([created, *game.setup(opts, len(seats), SeededRandom(seed), deal)], None)
+        return opening
     except InvalidOptions as exc:  # the setup judges the deal, or the options when there is none
         exc.field = exc.field or (("deal",) if deal is not None else ("options",))
         raise
@@ -251,10 +253,31 @@ def evolve(table: Table | None, ev: Event) -> Table:
 
 
 def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
-    """Every legal action of ``seat`` now (empty when it is not to act)."""
+    """The legal actions of ``seat`` now (empty when it is not to act): all of them, except in a game
+    whose actions are too many to list, which gives a short list and an ``action_space``."""
     if seat not in table.to_act:
         return []
     return table.game.legal_actions(table.state, seat)
+
+
+def action_space(table: Table, seat: int) -> dict[str, Any]:
+    """Every legal action of ``seat``, as ``GET /actions`` answers them: ``{"actions": [...]}``, plus, in
+    a game with the optional ``action_space``, its compact description of all the others."""
+    if seat not in table.to_act:
+        return {"actions": []}
+    described = getattr(table.game, "action_space", None)
+    return dict(described(table.state, seat)) if described else {"actions": table.game.legal_actions(table.state, seat)}
+
+
+def sample_action(table: Table, seat: int, rnd: random.Random) -> dict[str, Any]:
+    """A random legal action of ``seat`` (every legal action has a chance): the game's optional
+    ``sample_action``, else a uniform choice among its legal actions."""
+    if seat not in table.to_act:
+        raise NotYourTurn(f"seat {seat} has no legal action now")
+    sampler = getattr(table.game, "sample_action", None)
+    if sampler is not None:
+        return dict(sampler(table.state, seat, rnd))
+    return dict(rnd.choice(table.game.legal_actions(table.state, seat)))
 
 
 Salts = Sequence[str] | Callable[[], str]
@@ -291,9 +314,9 @@ def step(
     extra = {"by": by} if by else {}
     game = table.game
     if not pending.simultaneous:
-        events = [Event(ACTION_TAKEN, {"seat": seat, "action": dict(action), **extra})]
-        events += game.decide(table.state, seat, action)
-        return _ending(events, replay(events, table))
+        taken = Event(ACTION_TAKEN, {"seat": seat, "action": dict(action), **extra})
+        events, after = _apply([taken, *game.decide(table.state, seat, action)], table)
+        return _ending(events, after)
     if seat in table.commitments:
         raise NotYourTurn(f"seat {seat} has already made its secret choice for this step")
     parts = game.validate_choice(table.state, seat, action)
@@ -379,12 +402,29 @@ def _reveal_and_resolve(table: Table, public: bool) -> tuple[list[Event], Table]
             )
         table = evolve(table, reveal)
         events.append(reveal)
-        for ev in table.game.resolve(table.state, part, {int(s): v["action"] for s, v in shown.items()}):
-            table = evolve(table, ev)
-            events.append(ev)
+        resolved, table = _apply(
+            table.game.resolve(table.state, part, {int(s): v["action"] for s, v in shown.items()}), table
+        )
+        events += resolved
         if table.game.outcome(table.state) is not None:
             break
     return events, table
+
+
+def _apply(events: list[Event], table: Table | None) -> tuple[list[Event], Table]:
+    """Apply a game's ``events``, then every step nobody decides (the game's optional ``advance``).
+
+    ``advance(state) -> list[Event]`` gives the events of a step that needs no
+    decision (an automatic discard, a damage phase, the next round), or ``[]``
+    when a seat must act; the engine runs it until then, or until the game is over.
+    """
+    table = replay(events, table)
+    advance = getattr(table.game, "advance", None)
+    out = list(events)
+    while advance is not None and table.game.outcome(table.state) is None and (more := advance(table.state)):
+        table = replay(more, table)
+        out += more
+    return out, table
 
 
 def _ending(events: list[Event], table: Table) -> tuple[list[Event], Table]:

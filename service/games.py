@@ -328,10 +328,11 @@ class GameService:
         }
 
     def legal_actions(self, game_id: str, seat: int | None, head: Head | None = None) -> dict[str, Any]:
-        """The caller's legal actions now (empty for spectators and seats not to act)."""
+        """The caller's legal actions now (empty for spectators and seats not to act), with the game's
+        compact description of the rest where there are too many to list."""
         table, _head = self.tables.load(game_id, head)
-        actions = engine.legal_actions(table, seat) if seat is not None else []
-        return {"seat": seat, "version": table.version, "actions": actions}
+        space = engine.action_space(table, seat) if seat is not None else {"actions": []}
+        return {"seat": seat, "version": table.version, **space}
 
     def events(self, game_id: str, viewer: int | None, after: int, limit: int) -> dict[str, Any]:
         """A page of the log as the caller may see it."""

@@ -46,7 +46,8 @@ def catalogue_configs() -> list[tuple[str, dict[str, Any], int, Any]]:
         for name, option in game.options.items():
             for value in option.choices or ():
                 if value != option.default:
-                    configs.append((game.id, {name: value}, game.min_players, None))
+                    counts = next((c for v, c in (option.players or {}).items() if v == value), None)
+                    configs.append((game.id, {name: value}, min(counts or [game.min_players]), None))
     return configs + EXTRA_CONFIGS
 
 

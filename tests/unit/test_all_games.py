@@ -7,6 +7,7 @@ documented shape; the record of each game verifies offline.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -31,9 +32,8 @@ def play_random(game_id: str, seed: int, n_players: int) -> tuple[engine.Table, 
         if table.finished:
             return table, events
         seat = rnd.choice(table.to_act)
-        actions = engine.legal_actions(table, seat)
-        assert actions, f"seat {seat} is to act but has no legal action"
-        new = engine.decide(table, seat, rnd.choice(actions), salts=SALTS)
+        assert engine.legal_actions(table, seat), f"seat {seat} is to act but has no legal action"
+        new = engine.decide(table, seat, engine.sample_action(table, seat, rnd), salts=SALTS)
         table, events = engine.replay(new, table), events + new
     raise AssertionError(f"{game_id}: no end after {MAX_ACTIONS} actions")
 
@@ -61,8 +61,11 @@ def test_every_listed_action_is_accepted_at_every_step_of_a_game(game_id: str) -
     while not table.finished:
         seat = table.to_act[0]
         actions = engine.legal_actions(table, seat)
-        for action in rnd.sample(actions, min(len(actions), 12)):
+        space = engine.action_space(table, seat)
+        assert len(json.dumps(space)) < 50_000  # GET /actions stays small in every position
+        sampled = [engine.sample_action(table, seat, rnd) for _ in range(4)]
+        for action in [*rnd.sample(actions, min(len(actions), 12)), *space["actions"][:12], *sampled]:
             engine.decide(table, seat, action, salts=SALTS)  # must not raise
         for other in set(range(len(table.seats))) - set(table.to_act):
-            assert engine.legal_actions(table, other) == []
+            assert engine.legal_actions(table, other) == [] and engine.action_space(table, other) == {"actions": []}
         table = engine.replay(engine.decide(table, seat, rnd.choice(actions), salts=SALTS), table)
