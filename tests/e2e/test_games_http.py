@@ -117,3 +117,45 @@ def test_kiri_ai_keeps_specials_and_second_steps_hidden_over_http(bot_server: st
         work(redis_client)
     audit = spectator.get("/audit").json()
     assert audit["verified"], audit
+
+
+CARD = __import__("re").compile(r"\b(?:fire|water|wood)-\d+\b|\b[a-z]+(?:-[a-z]+)?-(?:1[1-9]|2[0-2])\b")
+
+
+def public_cards(client: redis.Redis, game_id: str) -> set[str]:
+    """Every card id that appeared in the public data of the log so far (the ground truth of what is public)."""
+    from adapters.redis_store import EventStore
+
+    return {c for env in EventStore(client).read_all(game_id) for c in CARD.findall(str(env["data"]))}
+
+
+def test_san_ni_ichi_two_humans_two_bots_never_see_a_hidden_hand(bot_server: str, redis_client: redis.Redis) -> None:
+    seats, spectator = start(
+        bot_server,
+        "san-ni-ichi",
+        [{"name": "ann"}, {"name": "hal", "bot": "greedy"}, {"name": "bob"}, {"name": "rob", "bot": "random"}],
+    )
+    humans = {0: seats[0], 2: seats[2]}
+    game_id = spectator.url.rsplit("/", 1)[1]
+    rnd = random.Random(9)
+    checks = 0
+    while True:
+        work(redis_client)
+        view = spectator.get().json()
+        if view["status"] == "finished":
+            break
+        public = public_cards(redis_client, game_id)
+        hands = {s: set(p.get().json()["state"]["hand"]) for s, p in humans.items()}
+        for reader_seat, reader in [*humans.items(), (None, spectator)]:
+            seen = set(CARD.findall(reader.everything()))
+            for owner, hand in hands.items():
+                if owner != reader_seat:
+                    assert (hand - public) & seen == set(), (reader_seat, owner, view["phase"])
+                    checks += 1
+        actor = next(p for s, p in humans.items() if s in view["to_act"])
+        assert actor.act(rnd.choice(actor.get("/actions").json()["actions"])).status_code == 201
+    assert checks > 50
+    final = spectator.get().json()
+    assert final["result"]["winners"] and len(final["state"]["damage"]) == 4
+    audit = spectator.get("/audit").json()
+    assert audit["verified"], audit

@@ -1,0 +1,68 @@
+"""San, Ni, Ichi!: rules as in /work/shared/RULES.md, section "San, Ni, Ichi!" (rulebook
+``seeds/000_256ad7c54340be29.txt``); the player-facing description is docs/rules/san-ni-ichi.md.
+
+Modules: ``cards`` (catalogue, letters, decks, fixed deals), ``state`` (immutable state,
+``evolve``), ``secret`` (select and smoke choices), ``moves`` (the attack phase), ``flow``
+(deal, reveals, and every step nobody decides), ``view``, ``rules`` (the ``Game``),
+``bots`` (greedy).
+
+Decisions where the rules are silent:
+
+* Card ids: ``fire-1`` .. ``wood-10``; weapons ``block-11``, ``block-12``, ``tonfa-13``,
+  ``tonfa-14``, ``sai-15``, ``sai-16``, ``yoso-kogeki-17``, ``yoso-kogeki-18``,
+  ``torinoko-19``, ``torinoko-20``, ``shuriken-21``, ``shuriken-22``.
+* Generator draws, in this order: the weapons in play are the first W of
+  ``rng.sample`` of the 12 (strength order); then the deck (fire 1..N, water 1..N,
+  wood 1..N, then the weapons in play by strength) is ``rng.shuffled`` and seat ``s``
+  gets cards ``7s .. 7s+6``. Every card is dealt; the weapons out of play are public.
+* ``deck`` = ``alt-1``/``alt-2`` for 6 players and ``teams`` for 3 or 5 players are
+  refused at setup (``InvalidOptions`` naming the option).
+* Every resolving card may be discarded (``{"type": "discard"}``), weapons as well as
+  attack cards. A card with no legal use is discarded automatically (event
+  ``card_discarded``, reason ``no_legal_play``): an attack card no pile accepts, a
+  Yoso Kogeki when every other seat is protected, a Sai with fewer than two
+  swappable piles, a Tonfa with no combat pile ("nothing happens"). Such a card goes
+  to the discard pile at once; a Block, Sai or Tonfa that was used lies on the
+  table until the round ends. A Block resolves by itself (``block_resolved``).
+* A counter needs the card to land on an existing own pile: starting an own pile and
+  moving it would equal playing the card on that seat directly, so it is not offered.
+* Shuriken may hit any seat, the thrower's own damage pile included (literal "any
+  player"). Tonfa may take from any pile (own, protected). Sai lists its two seats in
+  ascending order (one action per swap).
+* A Yoso Kogeki on an element-less Yoso Kogeki stays element-less.
+* A seat plays at most one smoke bomb per damage phase, always its lowest-strength
+  Torinoko. The covered seat (the smoker, or in team play the teammate named in
+  ``protect``) skips damage and draws; two bombs covering one seat draw one card each.
+  Smoking without a combat pile is allowed (the bomb is simply spent).
+* "Last card": a Torinoko is offered only when the hand holds another card. Right
+  after each damage phase every hand of Torinoko cards only is discarded (event
+  ``cards_discarded``, reason ``only_torinoko``), so such a seat sits the next round
+  out, and the game ends when nothing but smoke bombs was left.
+* Seats with no card sit rounds out but keep their combat pile, which can still be
+  played on, swapped, and taken as damage.
+* Team play: ``protect`` is required on a team Block and on a used team smoke bomb
+  (own seat or teammate) and refused everywhere else. Result ``scores`` are the team
+  totals (each seat carries its team's), so teammates share a rank; extras
+  ``totals`` (per seat), ``teams`` and ``scoring``.
+* Hidden information: the seats asked to smoke (``to_act``, ``smoke_requested``)
+  are the holders of a Torinoko, as RULES.md asks; that tells the table who holds one.
+
+Where RULES.md and the rulebook differ: RULES.md's damage wording ("players ... who did
+not smoke" skip damage, while the chosen teammate draws) would split a team smoke bomb's
+effect; the rulebook lets teammates "play the block and smoke bomb cards for each other",
+so the whole effect (no damage, the draw) goes to the covered seat. Everything else
+follows RULES.md, whose rulings (weapon list, damage numbers, letters, the deck table
+over the "1 through 7" example) match or complete the rulebook.
+
+Events: ``cards_dealt``, ``round_started``, ``selections_revealed``, ``card_played``,
+``card_discarded``, ``block_resolved``, ``piles_swapped``, ``shuriken_thrown``,
+``tonfa_used``, ``smoke_requested``, ``smoke_bombs_revealed``, ``damage_taken``,
+``card_drawn``, ``round_ended``, ``cards_discarded``, ``game_finished``.
+"""
+
+from domain.games.san_ni_ichi.rules import RULES, SanNiIchi
+from domain.registry import register
+
+__all__ = ["RULES", "SanNiIchi"]
+
+register(RULES)
