@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ import requests
 from rq import Queue, SimpleWorker
 
 from adapters.embedded_redis import EmbeddedRedis
+from adapters.redis_store import EventStore
 from adapters.rq_scheduler import QUEUE_NAME
 from entrypoints.api import create_app
 from tests.support.http import serving
@@ -119,43 +121,55 @@ def test_kiri_ai_keeps_specials_and_second_steps_hidden_over_http(bot_server: st
     assert audit["verified"], audit
 
 
-CARD = __import__("re").compile(r"\b(?:fire|water|wood)-\d+\b|\b[a-z]+(?:-[a-z]+)?-(?:1[1-9]|2[0-2])\b")
+SAN_NI_ICHI_CARD = re.compile(r"\b(?:fire|water|wood)-(?:10|[1-9])\b|\b[a-z]+(?:-kogeki)?-(?:1[1-9]|2[0-2])\b")
+FRONT_LINE_CARD = re.compile(r"\b(?:s\d:)?(?:(?:rock|paper|scissors|lizard|water)-(?:10|[2-9ajqk])|joker-[a-z]+)\b")
 
 
-def public_cards(client: redis.Redis, game_id: str) -> set[str]:
-    """Every card id that appeared in the public data of the log so far (the ground truth of what is public)."""
-    from adapters.redis_store import EventStore
+def public_cards(client: redis.Redis, game_id: str, pattern: re.Pattern[str]) -> set[str]:
+    """Every card id in the public data of the log so far: the ground truth of what anybody may know."""
+    return {c for env in EventStore(client).read_all(game_id) for c in pattern.findall(str(env["data"]))}
 
-    return {c for env in EventStore(client).read_all(game_id) for c in CARD.findall(str(env["data"]))}
+
+def play_checking_leaks(
+    client: redis.Redis, humans: dict[int, Player], spectator: Player, pattern: re.Pattern[str], seed: int
+) -> int:
+    """Play the humans' random legal actions (the bots through the worker) to the end; at every step each
+    reader sees no card beyond the public log and its own ``state.hand``. Returns the number of checks."""
+    rnd, checks = random.Random(seed), 0
+    for _ in range(2000):
+        work(client)
+        view = spectator.get().json()
+        if view["status"] == "finished":
+            return checks
+        public = public_cards(client, spectator.url.rsplit("/", 1)[1], pattern)
+        for reader_seat, reader in [*humans.items(), (None, spectator)]:
+            own = set(reader.get().json()["state"].get("hand") or []) if reader_seat is not None else set()
+            leaked = set(pattern.findall(reader.everything())) - public - own
+            assert leaked == set(), (reader_seat, leaked, view["phase"])
+            checks += 1
+        actor = next(p for s, p in humans.items() if s in view["to_act"])
+        answer = actor.act(rnd.choice(actor.get("/actions").json()["actions"]))
+        assert answer.status_code == 201, answer.text
+    raise AssertionError("the game did not end")
 
 
 def test_san_ni_ichi_two_humans_two_bots_never_see_a_hidden_hand(bot_server: str, redis_client: redis.Redis) -> None:
-    seats, spectator = start(
-        bot_server,
-        "san-ni-ichi",
-        [{"name": "ann"}, {"name": "hal", "bot": "greedy"}, {"name": "bob"}, {"name": "rob", "bot": "random"}],
-    )
-    humans = {0: seats[0], 2: seats[2]}
-    game_id = spectator.url.rsplit("/", 1)[1]
-    rnd = random.Random(9)
-    checks = 0
-    while True:
-        work(redis_client)
-        view = spectator.get().json()
-        if view["status"] == "finished":
-            break
-        public = public_cards(redis_client, game_id)
-        hands = {s: set(p.get().json()["state"]["hand"]) for s, p in humans.items()}
-        for reader_seat, reader in [*humans.items(), (None, spectator)]:
-            seen = set(CARD.findall(reader.everything()))
-            for owner, hand in hands.items():
-                if owner != reader_seat:
-                    assert (hand - public) & seen == set(), (reader_seat, owner, view["phase"])
-                    checks += 1
-        actor = next(p for s, p in humans.items() if s in view["to_act"])
-        assert actor.act(rnd.choice(actor.get("/actions").json()["actions"])).status_code == 201
-    assert checks > 50
+    players = [{"name": "ann"}, {"name": "hal", "bot": "greedy"}, {"name": "bob"}, {"name": "rob", "bot": "random"}]
+    seats, spectator = start(bot_server, "san-ni-ichi", players)
+    assert play_checking_leaks(redis_client, {0: seats[0], 2: seats[2]}, spectator, SAN_NI_ICHI_CARD, 9) > 50
     final = spectator.get().json()
     assert final["result"]["winners"] and len(final["state"]["damage"]) == 4
+    audit = spectator.get("/audit").json()
+    assert audit["verified"], audit
+
+
+def test_front_line_three_players_with_a_bot_never_see_a_draw_pile(bot_server: str, redis_client: redis.Redis) -> None:
+    players = [{"name": "ann"}, {"name": "bob"}, {"name": "hal", "bot": "greedy"}]
+    seats, spectator = start(bot_server, "front-line", players, options={"jokers": True})
+    first = spectator.get().json()["state"]
+    assert [len(f) for f in first["front"]] == [3, 3, 3] and sum(first["draw_sizes"]) == 70 - 18 - 70 % 3
+    assert play_checking_leaks(redis_client, {0: seats[0], 1: seats[1]}, spectator, FRONT_LINE_CARD, 4) > 20
+    final = spectator.get().json()
+    assert final["result"]["scores"] == [len(c) for c in final["state"]["captured"]]
     audit = spectator.get("/audit").json()
     assert audit["verified"], audit
