@@ -1,4 +1,4 @@
-"""San, Ni, Ichi! rules (RULES.md "San, Ni, Ichi!"), driven through the generic engine."""
+"""San, Ni, Ichi! rules (the rulebook and the service's rulings), driven through the generic engine."""
 
 from __future__ import annotations
 
@@ -357,6 +357,20 @@ def test_attack_cards_start_piles_and_beat_by_element() -> None:
     assert combat(play)[0] == ["fire-1", "water-5"]
 
 
+def test_rulebook_winning_elements_fire_beats_wood_wood_water_water_fire() -> None:
+    # Tops after round 1: fire-1 (seat 0), water-2 (seat 1), wood-3 (seat 2); seat 3 has no pile.
+    play = base4()
+    play.select({0: "fire-5", 1: "water-5", 2: "wood-5", 3: "water-6"})
+    for seat, beaten in ((1, 0), (2, 1), (0, 2)):  # water-5, wood-5, fire-5 (letters a, b, c at 5)
+        assert play.to_act == [seat]
+        assert play.legal(seat) == [
+            {"type": "play", "target": beaten},
+            {"type": "play", "target": 3},
+            {"type": "discard"},
+        ]
+        play.discard(seat)
+
+
 def test_counter_moves_the_own_pile_to_a_player_without_one() -> None:
     play = base4()
     play.select({0: "fire-5", 1: "water-5", 2: "fire-6", 3: "water-6"})
@@ -486,6 +500,17 @@ def test_block_stops_a_sai_swap() -> None:
     assert only(events, "round_ended")[0]["discarded"] == ["block-11", "sai-16"]
 
 
+def test_block_stops_a_yoso_kogeki() -> None:
+    play = base4()
+    play.select({0: "block-11", 1: "yoso-kogeki-17", 2: "fire-6", 3: "water-6"})
+    play.discard(2)
+    play.discard(3)
+    assert play.to_act == [1]
+    assert play.legal(1) == [{"type": "play", "target": 2}, {"type": "play", "target": 3}, {"type": "discard"}]
+    with pytest.raises(IllegalAction, match="yoso-kogeki-17 cannot be played on seat 0: it is protected"):
+        play.play(1, 0)
+
+
 def test_sai_with_fewer_than_two_piles_is_discarded_automatically() -> None:
     play = Play(4, deal=BASE4)
     play.select({0: "fire-4", 1: "fire-1", 2: "sai-15", 3: "wood-3"})
@@ -494,6 +519,18 @@ def test_sai_with_fewer_than_two_piles_is_discarded_automatically() -> None:
     events = play.discard(0)  # one pile only: nothing to swap
     assert only(events, "card_discarded")[-1] == {"seat": 2, "card": "sai-15", "reason": "no_legal_play"}
     assert play.view(None)["discards"] == ["wood-3", "fire-4", "sai-15"]
+
+
+def test_shuriken_may_hit_any_seat_its_thrower_included() -> None:
+    play = base4()
+    play.select({0: "fire-5", 1: "water-5", 2: "wood-5", 3: "shuriken-21"})
+    for seat in (1, 2, 0):
+        play.discard(seat)
+    assert play.legal(3) == [{"type": "shuriken", "target": t} for t in range(4)] + [{"type": "discard"}]
+    events = play.act(3, {"type": "shuriken", "target": 3})
+    assert only(events, "shuriken_thrown") == [{"seat": 3, "card": "shuriken-21", "target": 3}]
+    assert play.view(None)["damage"][3] == ["fire-4", "shuriken-21"]
+    assert play.view(None)["totals"][3] == 4 + 3
 
 
 # ---------------------------------------------------------------- Yoso Kogeki
@@ -635,6 +672,21 @@ def test_smoke_skips_damage_and_draws_the_lowest_card_letters_breaking_ties() ->
     assert combat(play)[0] == ["water-3"]
     assert "wood-3" in play.state.hands[0] and "torinoko-19" in play.view(None)["discards"]
     assert play.view(None)["last_damage"]["smoked"] == [{"seat": 0, "card": "torinoko-19", "covers": 0}]
+
+
+def test_a_smoker_with_the_highest_top_passes_the_damage_to_the_next_highest() -> None:
+    # Rulebook: "The remaining player(s) with the highest strength top card takes damage."
+    deal = make_deal(3, [["fire-5", "torinoko-19"], ["water-3"], ["wood-1"]], SMOKE_WEAPONS)
+    play = Play(3, deal=deal)
+    play.select({0: "fire-5", 1: "water-3", 2: "wood-1"})
+    play.play(2, 2)
+    play.play(1, 1)
+    play.play(0, 0)  # tops: fire-5 (seat 0, smokes), water-3 (seat 1), wood-1 (seat 2)
+    events = play.smoke({0: True})
+    assert only(events, "damage_taken") == [{"seat": 1, "cards": ["water-3"], "top": "water-3"}]
+    assert only(events, "card_drawn") == [{"seat": 0, "card": "fire-5", "by": 0}]
+    assert combat(play) == [[], [], ["wood-1"]]
+    assert play.view(None)["totals"] == [0, 3, 0]
 
 
 def discard_everything(play: Play) -> None:
@@ -832,16 +884,23 @@ def test_greedy_always_returns_a_legal_action() -> None:
 
 
 def test_greedy_reads_only_its_own_hand() -> None:
-    play = Play(4, seed=b"mask")
-    state = play.state
+    """The others' hands emptied: the same action, when selecting and when resolving."""
     from domain.contract import changed
 
-    hands = list(state.hands)
-    hands[1], hands[2], hands[3] = hands[3], hands[1], hands[2]
-    shuffled = changed(state, hands=tuple(hands))
-    for seat in (0,):
+    def blanked(state: State, seat: int) -> State:
+        return changed(state, hands=tuple(h if s == seat else () for s, h in enumerate(state.hands)))
+
+    selecting = Play(4, seed=b"mask")
+    resolving = base4()
+    resolving.select({0: "fire-5", 1: "tonfa-13", 2: "wood-5", 3: "water-6"})
+    cases = [(selecting.state, 0), (resolving.state, 2)]  # wood-5 resolves first (letter b at 5)
+    for seat in (2, 0, 3):
+        resolving.discard(seat)
+    assert resolving.to_act == [1]
+    cases.append((resolving.state, 1))  # the Tonfa
+    for state, seat in cases:
         a = RULES.bots["greedy"](state, seat, random.Random(9))
-        b = RULES.bots["greedy"](shuffled, seat, random.Random(9))
+        b = RULES.bots["greedy"](blanked(state, seat), seat, random.Random(9))
         assert a == b
 
 

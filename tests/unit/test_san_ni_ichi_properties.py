@@ -1,8 +1,9 @@
 """San, Ni, Ichi! properties over random games (Hypothesis), driven through the generic engine.
 
-Every card is accounted for at every step; the log (also through JSON) rebuilds the live
+Every card is accounted for after every event; the log (also through JSON) rebuilds the live
 table; random games end; every listed action is accepted and mutations of them are refused;
-the record of a finished game verifies offline.
+nothing hidden reaches another seat (events, views, who is asked to smoke); the record of a
+finished game verifies offline.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.audit import verify_record
-from domain.engine import Seat, Table, create, decide, legal_actions, replay, step
+from domain.engine import Seat, Table, create, decide, legal_actions, replay, step, view
+from domain.engine import evolve as table_evolve
 from domain.errors import IllegalAction, NotYourTurn
 from domain.events import Event
 from domain.games.san_ni_ichi.cards import CARDS, DECKS, attack_cards, points
-from domain.games.san_ni_ichi.state import ATTACK_PHASE, OVER, SELECT, SMOKE, State
+from domain.games.san_ni_ichi.state import ATTACK_PHASE, EVOLVERS, OVER, SELECT, SMOKE, State
 from tests.support.records import SALTS, sealed_record
 
 GAME = "san-ni-ichi"
@@ -35,6 +37,7 @@ SETUPS = [
     for scoring in ("strength", "cards")
 ]
 CARD_IDS = sorted(CARDS)
+WEAPON_LISTS = ("weapons_in_play", "weapons_out")
 
 
 def new_game(n: int, seed: bytes, options: Mapping[str, Any]) -> tuple[Table, list[Event]]:
@@ -54,9 +57,14 @@ def accounted(state: State) -> list[str]:
     ]
 
 
+def check_cards(state: State) -> None:
+    """Hands + combat piles + damage piles + discards + cards on the table = the deck."""
+    assert sorted(accounted(state)) == sorted([*attack_cards(state.strengths), *state.weapons])
+
+
 def check_invariants(table: Table) -> None:
     state = table.state
-    assert sorted(accounted(state)) == sorted([*attack_cards(state.strengths), *state.weapons])
+    check_cards(state)
     assert state.phase in (SELECT, ATTACK_PHASE, SMOKE, OVER)
     pending = table.game.pending(state)
     assert pending.seats or state.phase == OVER
@@ -120,19 +128,74 @@ def check_actions(table: Table, rnd: random.Random) -> None:
         assert len(str(refused.value)) > 10
 
 
+def card_ids(value: Any) -> set[str]:
+    """Every card id anywhere inside a JSON-like value, except the lists of weapons in play
+    and out (they name every weapon, wherever it lies)."""
+    if isinstance(value, str):
+        return {value} if value in CARDS else set()
+    if isinstance(value, Mapping):
+        return set().union(*(card_ids(v) for k, v in value.items() if k not in WEAPON_LISTS))
+    if isinstance(value, (list, tuple)):
+        return set().union(*(card_ids(v) for v in value))
+    return set()
+
+
+def check_event_secrecy(before: State, ev: Event, after: State) -> None:
+    """A game event's public data names a card of a hand only when that card leaves the hand."""
+    if ev.type not in EVOLVERS or not before.hands:
+        return
+    named = card_ids(ev.data)
+    for seat, hand in enumerate(before.hands):
+        for c in named & set(hand):
+            assert c not in after.hands[seat], f"{ev.type} shows {c}, still in the hand of seat {seat}"
+
+
+def check_view_secrecy(table: Table, public: set[str]) -> None:
+    """No view shows a card of another hand unless it was public before (drawn from a pile);
+    who is asked to smoke depends on hand sizes only, never on who holds a Torinoko."""
+    state = table.state
+    if state.phase == OVER:
+        return
+    for viewer in [None, *range(state.n)]:
+        others = {c for s, h in enumerate(state.hands) if s != viewer for c in h}
+        assert card_ids(view(table, viewer)) & others <= public
+    if state.phase == SMOKE:
+        assert table.game.pending(state).seats == tuple(s for s, h in enumerate(state.hands) if len(h) >= 2)
+
+
+def check_step(table: Table, new: list[Event], public: set[str]) -> Table:
+    """Replay ``new`` one event at a time: the cards add up and nothing hidden is shown after each."""
+    for ev in new:
+        after = table_evolve(table, ev)
+        if ev.type in EVOLVERS and after.state.hands:
+            check_cards(after.state)
+        check_event_secrecy(table.state, ev, after.state)
+        public |= card_ids(ev.data)
+        table = after
+    check_view_secrecy(table, public)
+    return table
+
+
 def random_game(
     setup: tuple[int, str, bool, str], seed: bytes, rnd: random.Random, check_every: int = 1
 ) -> tuple[Table, list[Event]]:
     n, deck, teams, scoring = setup
     table, events = new_game(n, seed, {"deck": deck, "teams": teams, "scoring": scoring})
+    public = set().union(*(card_ids(e.data) for e in events))
     for i in range(MAX_ACTIONS):
         if table.finished:
             return table, events
-        if i % check_every == 0:
+        checking = i % check_every == 0
+        if checking:
             check_invariants(table)
             check_actions(table, rnd)
         seat = rnd.choice(table.to_act)
+        before = table
         new, table = step(table, seat, rnd.choice(legal_actions(table, seat)), salts=SALTS)
+        if checking:
+            assert check_step(before, new, public) == table
+        else:
+            public |= card_ids([e.data for e in new])
         events += new
     raise AssertionError("a random game did not finish")
 

@@ -1,10 +1,17 @@
-"""San, Ni, Ichi!: rules as in /work/shared/RULES.md, section "San, Ni, Ichi!" (rulebook
-``seeds/000_256ad7c54340be29.txt``); the player-facing description is docs/rules/san-ni-ichi.md.
+"""San, Ni, Ichi!: the rulebook as the service plays it, with its rulings; the player-facing
+description (every action, view field and event) is docs/rules/san-ni-ichi.md.
 
 Modules: ``cards`` (catalogue, letters, decks, fixed deals), ``state`` (immutable state,
 ``evolve``), ``secret`` (select and smoke choices), ``moves`` (the attack phase), ``flow``
 (deal, reveals, and every step nobody decides), ``view``, ``rules`` (the ``Game``),
 ``bots`` (greedy).
+
+The service's rulings (the rulebook's card list is missing): 12 weapons with strengths
+11-22, two each of Block, Tonfa, Sai, Yoso Kogeki, Torinoko and Shuriken, each worth the
+damage number players - 1; equal attack strengths resolve by letter a, b, c, given to
+fire, water, wood rotated left by (strength - 1) mod 3; the deck table (attack strengths
+1..N and W weapons by player count, 7 cards each) wins over the rulebook's "1 through 7"
+example, which would not deal 7 each.
 
 Decisions where the rules are silent:
 
@@ -17,6 +24,9 @@ Decisions where the rules are silent:
   gets cards ``7s .. 7s+6``. Every card is dealt; the weapons out of play are public.
 * ``deck`` = ``alt-1``/``alt-2`` for 6 players and ``teams`` for 3 or 5 players are
   refused at setup (``InvalidOptions`` naming the option).
+* A Block protects its seat (chosen at selection in team play) from the reveal on, so
+  also against cards resolving before it: no attack card or Yoso Kogeki goes on it (not
+  even its own), no countered pile is moved to it, no Sai swaps its pile.
 * Every resolving card may be discarded (``{"type": "discard"}``), weapons as well as
   attack cards. A card with no legal use is discarded automatically (event
   ``card_discarded``, reason ``no_legal_play``): an attack card no pile accepts, a
@@ -29,11 +39,13 @@ Decisions where the rules are silent:
 * Shuriken may hit any seat, the thrower's own damage pile included (literal "any
   player"). Tonfa may take from any pile (own, protected). Sai lists its two seats in
   ascending order (one action per swap).
-* A Yoso Kogeki on an element-less Yoso Kogeki stays element-less.
+* A Yoso Kogeki starting a pile, or on an element-less Yoso Kogeki, has no element.
 * A seat plays at most one smoke bomb per damage phase, always its lowest-strength
   Torinoko. The covered seat (the smoker, or in team play the teammate named in
-  ``protect``) skips damage and draws; two bombs covering one seat draw one card each.
-  Smoking without a combat pile is allowed (the bomb is simply spent).
+  ``protect``) skips damage and draws: the rulebook lets teammates play the smoke bomb
+  "for each other", so its whole effect goes to the seat it is played for; the smoker
+  who covers its teammate is not covered itself. Two bombs covering one seat draw one
+  card each. Smoking without a combat pile is allowed (the bomb is simply spent).
 * "Last card": a Torinoko is offered only when the hand holds another card. Right
   after each damage phase every hand of Torinoko cards only is discarded (event
   ``cards_discarded``, reason ``only_torinoko``), so such a seat sits the next round
@@ -44,15 +56,11 @@ Decisions where the rules are silent:
   (own seat or teammate) and refused everywhere else. Result ``scores`` are the team
   totals (each seat carries its team's), so teammates share a rank; extras
   ``totals`` (per seat), ``teams`` and ``scoring``.
-* Hidden information: the seats asked to smoke (``to_act``, ``smoke_requested``)
-  are the holders of a Torinoko, as RULES.md asks; that tells the table who holds one.
-
-Where RULES.md and the rulebook differ: RULES.md's damage wording ("players ... who did
-not smoke" skip damage, while the chosen teammate draws) would split a team smoke bomb's
-effect; the rulebook lets teammates "play the block and smoke bomb cards for each other",
-so the whole effect (no damage, the draw) goes to the covered seat. Everything else
-follows RULES.md, whose rulings (weapon list, damage numbers, letters, the deck table
-over the "1 through 7" example) match or complete the rulebook.
+* Hidden information: the smoke decision is asked of every seat with two cards or more
+  while a Torinoko in play is not yet discarded (``State.asked_to_smoke``), from public
+  facts only; a seat without a usable bomb can only answer ``use: false``. Asking only
+  the holders, as the rulebook's wording has it, would show the table in ``to_act``
+  (and ``smoke_requested``) who holds one.
 
 Events: ``cards_dealt``, ``round_started``, ``selections_revealed``, ``card_played``,
 ``card_discarded``, ``block_resolved``, ``piles_swapped``, ``shuriken_thrown``,

@@ -23,7 +23,7 @@ WEAPONS = tuple(f"{kind}-{11 + 2 * i + j}" for i, kind in enumerate(WEAPON_KINDS
 
 STANDARD, ALT_1, ALT_2 = "standard", "alt-1", "alt-2"
 DECK_NAMES = (STANDARD, ALT_1, ALT_2)
-# deck -> players -> (highest attack strength, weapons in play); RULES.md's table
+# deck -> players -> (highest attack strength, weapons in play): the rulebook's tables
 DECKS: dict[str, dict[int, tuple[int, int]]] = {
     STANDARD: {3: (5, 6), 4: (6, 10), 5: (8, 11), 6: (10, 12)},
     ALT_1: {3: (6, 3), 4: (8, 4), 5: (9, 8)},
