@@ -57,10 +57,10 @@ def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]
     header) and is not verified; the server's own audit of a running game reads
     the whole log and passes ``unfinished_ok``.
     """
-    checks = [_run("format", _check_format, record)]
+    checks = [run_check("format", _check_format, record)]
     if checks[0]["ok"]:
         events = record["events"]
-        checks += [_run("hash_chain", _check_chain, events, record), _run("header", _check_header, record)]
+        checks += [run_check("hash_chain", check_chain, events, record), run_check("header", _check_header, record)]
         if record.get("complete") is False and not unfinished_ok:
             checks.append(
                 {
@@ -73,10 +73,10 @@ def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]
             )
         else:
             checks += [
-                _run("private_parts", _check_private_parts, events),
-                _run("seed", _check_seed, record),
-                _run("commitments", _check_commitments, events),
-                _run("rederivation", _check_rederivation, events, _sealed_seed(events)),
+                run_check("private_parts", check_private_parts, events),
+                run_check("seed", _check_seed, record),
+                run_check("commitments", _check_commitments, events),
+                run_check("rederivation", _check_rederivation, events, _sealed_seed(events)),
             ]
     bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
     head = record["events"][-1]["hash"] if checks[0]["ok"] else None
@@ -95,7 +95,8 @@ def _sealed_seed(events: Sequence[Mapping[str, Any]]) -> str | None:
     return seal["data"].get("seed") if seal.get("type") == engine.GAME_SEALED else None
 
 
-def _run(name: str, check: Any, *args: Any) -> dict[str, Any]:
+def run_check(name: str, check: Any, *args: Any) -> dict[str, Any]:
+    """Run one check: ``ok`` with its detail, or failed with what it found wrong and where."""
     try:
         detail = check(*args)
     except Failure as failure:
@@ -137,7 +138,7 @@ def _check_format(record: Any) -> str:
     return f"{count}, {RECORD_FORMAT}"
 
 
-def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
+def check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
     prev = GENESIS
     for i, env in enumerate(events, start=1):
         if env["seq"] != i:
@@ -156,7 +157,7 @@ def _check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any])
     return f"{len(events)} events chained; head {prev}"
 
 
-def _check_private_parts(events: Sequence[Mapping[str, Any]]) -> str:
+def check_private_parts(events: Sequence[Mapping[str, Any]]) -> str:
     """Every private part is present, salted with at least 128 bits, and matches its commitment."""
     checked = old = 0
     for env in events:
