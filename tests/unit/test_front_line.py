@@ -1,4 +1,4 @@
-"""Front Line rules (RULES.md "Front Line"), driven through the generic engine."""
+"""Front Line rules (docs/rules/front-line.md: the rulebook and the service's rulings), driven through the engine."""
 
 from __future__ import annotations
 
@@ -177,6 +177,15 @@ def test_sample_game_refill_and_the_top_players_options() -> None:
     )
 
 
+def test_sample_game_rock_scissors_and_scissors_take_the_queen() -> None:
+    play = sample_after_first_turn()
+    play.attack(1, ("lizard-q", ["rock-9", "scissors-2", "scissors-3"]))  # 9 + 2 + 3 = 14 > 12
+    state = play.view()
+    assert state["captured"][1] == ["lizard-q"]
+    assert state["front"][0] == ["rock-2", "water-6"]
+    assert state["refill"] == {"seat": 0, "count": 1, "from": ["scissors-8", "lizard-7", "water-3"]}
+
+
 def test_sample_game_joker_attack_captures() -> None:
     play = sample_after_first_turn()
     play.attack(1, ("rock-2", ["scissors-2", "joker-water", "lizard-k"]), ("water-6", ["paper-10"]))
@@ -330,6 +339,27 @@ def test_attacks_on_two_opponents_in_one_turn_and_refills_from_the_attackers_lef
     assert [len(r) for r in state["reinforcements"]] == [3, 3, 3]
     assert state["draw_sizes"] == [6, 5, 5]
     assert state["turn"] == 1 and play.table.to_act == [1]
+
+
+def test_refills_go_in_turn_order_from_the_attackers_left() -> None:
+    play = Play(
+        4,
+        deal=fixed_deal(
+            ["rock-2", "paper-3", "paper-4", "paper-5", "paper-6", "paper-7"],
+            ["lizard-2", "lizard-3", "lizard-4", "lizard-5", "lizard-6", "lizard-7"],
+            ["rock-k", "paper-k", "water-k", "water-2", "water-3", "water-4"],
+            ["scissors-2", "scissors-3", "scissors-4", "scissors-5", "scissors-6", "scissors-7"],
+            size=8,
+        ),
+    )
+    play.act(0, PASS)
+    play.act(1, PASS)
+    play.attack(2, ("rock-2", ["paper-k"]), ("lizard-2", ["rock-k"]), ("scissors-2", ["water-k"]))
+    assert play.view()["refills_pending"] == [3, 0, 1]  # seat 2 attacked: seat 3 first, then 0, then 1
+    for seat, up in ((3, "scissors-5"), (0, "paper-5"), (1, "lizard-5")):
+        assert play.table.to_act == [seat] and play.view()["refill"]["seat"] == seat
+        play.act(seat, {"type": "refill", "cards": [up]})
+    assert play.view()["turn"] == 3 and play.table.to_act == [3]
 
 
 def test_refills_are_automatic_without_a_choice_and_gaps_stay_when_the_draw_pile_is_empty() -> None:
@@ -553,6 +583,13 @@ def test_greedy_captures_the_most_cards() -> None:
     action = RULES.bots["greedy"](play.state, 1, random.Random(1))
     assert action["type"] == "attack" and len(action["attacks"]) == 2
     decide(play.table, 1, action)
+
+
+def test_greedy_prefers_the_capture_that_leaves_its_front_line_least_exposed() -> None:
+    # rock-k can take one card; only scissors-5 threatens lizard-2 (scissors beats lizard, 5 > 2)
+    play = duel(["rock-k", "lizard-2"], ["lizard-5", "scissors-5", "lizard-3"], jokers=False)
+    for seed in range(8):
+        assert RULES.bots["greedy"](play.state, 0, random.Random(seed)) == declare(("scissors-5", ["rock-k"]))
 
 
 def test_greedy_passes_only_when_nothing_can_be_captured() -> None:

@@ -4,8 +4,9 @@ The brute force enumerates every declaration of a small position: every assignme
 of the attacker's cards to a target or to nothing, with every choice of initiator
 in each attack. A separately written rule check (below, sharing no code with the
 domain) judges each one; ``decide`` must accept exactly the ones it judges legal,
-``action_space`` must let a front end build exactly those, and every sampled action
-must be one of them.
+``action_space`` must let a front end build exactly those, and the sampler's support
+(every outcome of its random draws, walked by ``Explorer``) must be exactly those
+plus pass: it never draws an illegal declaration and every legal one has a chance.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def defence_value(card: str) -> int:
 
 
 def judge(front: Sequence[str], target: str, cards: Sequence[str]) -> bool:
-    """One attack, by the rulebook and RULES.md."""
+    """One attack, by the rulebook and the service's rulings."""
     if cards[0] not in front:
         return False
     jokers = [c for c in cards if parts(c)[1] == "joker"]
@@ -121,6 +122,9 @@ def buildable(space_: Mapping[str, Any], attacks: Attacks) -> bool:
 # ---------------------------------------------------------------- positions
 
 POOL = [f"{s}-{r}" for s in STRONGER for r in ("a", "2", "3", "5", "8", "k")] + [f"joker-{s}" for s in STRONGER]
+POOL_ALL = [f"{s}-{r}" for s in STRONGER for r in ("a", *map(str, range(2, 11)), "j", "q", "k")] + [
+    f"joker-{s}" for s in STRONGER
+]
 
 
 def make_state(front: Sequence[str], reserve: Sequence[str], opponents: Sequence[Sequence[str]]) -> st.State:
@@ -178,6 +182,70 @@ def positions(draw: hs.DrawFn) -> tuple[list[str], list[str], list[list[str]]]:
     return front, reserve, lines
 
 
+# ---------------------------------------------------------------- every outcome of the sampler
+
+
+class Explorer(random.Random):
+    """A ``random.Random`` that walks every outcome of the sampler's random draws, depth first.
+
+    Each ``choice`` branches over its sequence; each ``random()`` over 0.0 and 0.999, so that both sides
+    of any threshold in (0, 0.999] are taken. ``sample`` keeps the population's order and ``shuffle``
+    changes nothing: the orders of attacks and of supporting cards never matter to legality (the brute
+    force checks shuffled orders), and every order has a chance under the real ones. Any other draw fails.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.path: list[int] = []
+        self.widths: list[int] = []
+        self.depth = 0
+
+    def _branch(self, width: int) -> int:
+        if self.depth == len(self.path):
+            self.path.append(0)
+            self.widths.append(width)
+        assert self.widths[self.depth] == width, "the same draws must give the same choices"
+        self.depth += 1
+        return self.path[self.depth - 1]
+
+    def random(self) -> float:
+        return (0.0, 0.999)[self._branch(2)]
+
+    def choice(self, seq: Any) -> Any:
+        return seq[self._branch(len(seq))]
+
+    def sample(self, population: Sequence[Any], k: int, *, counts: Any = None) -> list[Any]:
+        assert counts is None
+        return list(population)[:k]
+
+    def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        return None
+
+    def _randbelow(self, n: int) -> int:
+        raise AssertionError("the sampler draws in a way the explorer does not follow")
+
+    def next_path(self) -> bool:
+        """Move to the next unexplored path (False when every path has been walked)."""
+        while self.path and self.path[-1] + 1 >= self.widths[-1]:
+            self.path.pop()
+            self.widths.pop()
+        self.depth = 0
+        if not self.path:
+            return False
+        self.path[-1] += 1
+        return True
+
+
+def sampler_support(state: st.State, limit: int = 200_000) -> list[dict[str, Any]]:
+    """Every action ``sample_action`` can return for seat 0 (orders aside), one per path of its draws."""
+    explorer = Explorer()
+    out = [RULES.sample_action(state, 0, explorer)]
+    while explorer.next_path():
+        out.append(RULES.sample_action(state, 0, explorer))
+        assert len(out) < limit, "the sampler has too many paths to explore"
+    return out
+
+
 # ---------------------------------------------------------------- the properties
 
 
@@ -201,6 +269,11 @@ def test_validator_action_space_and_sampler_equal_the_brute_force(
             shuffled = [(t, [g[0], *rnd.sample(g[1:], len(g) - 1)]) for t, g in rnd.sample(attacks, len(attacks))]
             assert accepted(state, as_action(shuffled))
     assert space.count_declarations(space.from_state(state, 0)) == len(legal)
+    support = sampler_support(state)
+    assert {"type": "pass"} in support  # passing is always possible
+    for action in support:
+        assert action == {"type": "pass"} or accepted(state, action)
+    assert {normal_form(as_attacks(a)) for a in support if a != {"type": "pass"}} == legal
     for _ in range(20):
         action = RULES.sample_action(state, 0, rnd)
         assert action == {"type": "pass"} or normal_form(as_attacks(action)) in legal
@@ -331,4 +404,47 @@ def test_the_largest_action_spaces_stay_small() -> None:
         size = len(json.dumps(RULES.action_space(state, 0)))
         assert size < 8000  # the description and a few ready-made declarations: far below the API's 50 KB
         assert len(json.dumps(RULES.legal_actions(state, 0))) < 4000
-    assert space.count_declarations(space.from_state(per_player_state(*MOST), 0)) == 50616
+    for mine, opponents in (LARGEST, MOST):
+        count = space.count_declarations(space.from_state(per_player_state(mine, opponents), 0))
+        assert count == counted(mine[:3], mine[3:], [t for line in opponents for t in line])
+    assert space.count_declarations(space.from_state(per_player_state(*MOST), 0)) > 50_000
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.randoms(use_true_random=False))
+def test_any_four_player_action_space_stays_under_10_kb(rnd: random.Random) -> None:
+    """4 players, per-player decks (the longest ids), jokers: 9 targets at most, 11 ids each, 20 actions."""
+    decks = [[f"s{seat}:{c}" for c in POOL_ALL] for seat in range(4)]
+    mine = rnd.sample(decks[0], 6)
+    state = per_player_state(mine, [rnd.sample(decks[s], 3) for s in (1, 2, 3)])
+    space_ = RULES.action_space(state, 0)
+    assert len(json.dumps(space_)) < 10_000
+    assert len(space_["actions"]) <= 20
+    for t in space_["attack"]["targets"]:
+        assert len(t["normal"]) + len(t["reversed"]) + len(t["jokers"]) <= 11
+
+
+def counted(front: Sequence[str], reserve: Sequence[str], targets: Sequence[str]) -> int:
+    """The legal declarations (orders aside), counted with ``judge`` alone: too many to list one by one."""
+    mine = [*front, *reserve]
+    options = []  # per target: every legal group, once per possible initiator
+    for target in targets:
+        groups = [[c for i, c in enumerate(mine) if mask >> i & 1] for mask in range(1, 1 << len(mine))]
+        options.append(
+            [
+                frozenset(g)
+                for g in groups
+                for first in g
+                if judge(front, target, [first, *(c for c in g if c != first)])
+            ]
+        )
+    memo: dict[tuple[int, frozenset[str]], int] = {}
+
+    def count(i: int, used: frozenset[str]) -> int:
+        if i == len(targets):
+            return 1
+        if (i, used) not in memo:
+            memo[i, used] = count(i + 1, used) + sum(count(i + 1, used | g) for g in options[i] if not g & used)
+        return memo[i, used]
+
+    return count(0, frozenset()) - 1  # the empty declaration is a pass

@@ -57,18 +57,6 @@ def _dealt_piles(
     return [cards[s * each : (s + 1) * each] for s in range(n_seats)], cards[n_seats * each :]
 
 
-def _follow_up(state: st.State, events: list[Event]) -> list[Event]:
-    """``events`` plus the refills nobody has to choose, until a seat must choose or the turn ends."""
-    for ev in events:
-        state = st.evolve(state, ev)
-    while state.refills and not st.has_choice(state, state.refills[0]):
-        seat = state.refills[0]
-        ev = st.auto_refill(state, seat, state.reserve[seat][: st.refill_count(state, seat)], chosen=False)
-        state = st.evolve(state, ev)
-        events.append(ev)
-    return events
-
-
 def _check_refill(state: st.State, seat: int, action: Mapping[str, Any]) -> list[str]:
     require_fields(action, ["cards"])
     cards, need, reserve = action["cards"], st.refill_count(state, seat), state.reserve[seat]
@@ -142,7 +130,7 @@ class FrontLine:
         return actions.sample_action(state, seat, rnd)
 
     def decide(self, state: st.State, seat: int, action: Mapping[str, Any]) -> list[Event]:
-        """The events of an attack declaration, a pass, or a refill; the refills that follow without choice."""
+        """The events of an attack declaration, a pass, or a refill (the refills without choice: ``advance``)."""
         kind = action.get("type")
         if kind not in ACTION_TYPES:
             raise IllegalAction(f"unknown action type {kind!r}; Front Line actions are {', '.join(ACTION_TYPES)}")
@@ -152,8 +140,7 @@ class FrontLine:
                     f"seat {seat} lost cards and must first choose which reinforcements move up "
                     "to its front line: the action is 'refill'"
                 )
-            moved = _check_refill(state, seat, action)
-            return _follow_up(state, [st.auto_refill(state, seat, moved, chosen=True)])
+            return [st.auto_refill(state, seat, _check_refill(state, seat, action), chosen=True)]
         if st.phase(state) != st.ATTACK:
             raise IllegalAction(f"nothing can be played in the {st.phase(state)} phase")
         if kind == "refill":
@@ -163,7 +150,15 @@ class FrontLine:
             return [Event(st.PASSED, {"seat": seat, "passes": state.passes + 1})]
         require_fields(action, ["attacks"])
         attacks = check_declaration(state, seat, action["attacks"])
-        return _follow_up(state, [Event(st.ATTACKED, {"seat": seat, "attacks": [a.to_dict() for a in attacks]})])
+        return [Event(st.ATTACKED, {"seat": seat, "attacks": [a.to_dict() for a in attacks]})]
+
+    def advance(self, state: st.State) -> list[Event]:
+        """The next loser's refill when it needs no choice (all or none of its reinforcements move up),
+        else ``[]``: the engine runs it after every action until a seat must act."""
+        if not state.refills or st.has_choice(state, state.refills[0]):
+            return []
+        seat = state.refills[0]
+        return [st.auto_refill(state, seat, state.reserve[seat][: st.refill_count(state, seat)], chosen=False)]
 
     def validate_choice(self, state: st.State, seat: int, action: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Front Line has no secret choices."""

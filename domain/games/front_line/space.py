@@ -166,33 +166,32 @@ def attack_space(pos: Position) -> dict[str, Any]:
 def sample_declaration(pos: Position, rnd: random.Random) -> dict[str, Any]:
     """A random legal declaration (``pos`` has a target). Every legal declaration has positive probability.
 
-    Targets are visited in random order, each attacked with probability 1/2 by a
-    uniformly chosen legal group among the cards still free; the initiator is a
-    uniformly chosen front card of the group, the other cards in random order.
+    Targets are visited in random order; each is attacked with probability 1/2 by a
+    uniformly chosen legal group of the cards still free. When that attacks nothing,
+    a uniformly chosen target is attacked by a uniformly chosen group. In each attack
+    the initiator is a uniformly chosen front card of the group, the others follow in
+    random order. (A declaration is reached by skipping every target outside it.)
     """
-    for _ in range(32):
-        attacks = _sample_once(pos, rnd)
-        if attacks:
-            return declaration(attacks)
-    t = rnd.choice(pos.targets)
-    return declaration([attack(pos, t, rnd.choice(t.groups))])
-
-
-def _sample_once(pos: Position, rnd: random.Random) -> list[dict[str, Any]]:
     used = 0
     attacks = []
     for t in rnd.sample(pos.targets, len(pos.targets)):
-        if rnd.random() < 0.5:
-            continue
         free = [g for g in t.groups if not g & used]
-        if free:
+        if free and rnd.random() < 0.5:
             group = rnd.choice(free)
             used |= group
-            one = attack(pos, t, group, rnd.choice(list(bits(group & pos.front))))
-            supporters = one["cards"][1:]
-            rnd.shuffle(supporters)
-            attacks.append({"target": one["target"], "cards": [one["cards"][0], *supporters]})
-    return attacks
+            attacks.append(_random_attack(pos, t, group, rnd))
+    if not attacks:
+        t = rnd.choice(pos.targets)
+        attacks.append(_random_attack(pos, t, rnd.choice(t.groups), rnd))
+    return declaration(attacks)
+
+
+def _random_attack(pos: Position, target: Target, group: int, rnd: random.Random) -> dict[str, Any]:
+    """The attack of ``group`` on ``target``: a random front card of it first, the others in random order."""
+    one = attack(pos, target, group, rnd.choice(list(bits(group & pos.front))))
+    supporters = one["cards"][1:]
+    rnd.shuffle(supporters)
+    return {"target": one["target"], "cards": [one["cards"][0], *supporters]}
 
 
 # ---------------------------------------------------------------- listed declarations and packing
