@@ -1,4 +1,4 @@
-"""The RQ side of ``service.ports.Scheduler``: enqueue bot turns, schedule move timeouts.
+"""The RQ side of ``service.ports.Scheduler``: enqueue bot turns, schedule move timeouts, run tournaments.
 
 Jobs are named by path (``workers.jobs.play_turn``), so this adapter does not
 import the workers (which import the wiring, which imports this).
@@ -12,6 +12,7 @@ from rq import Queue, Retry
 
 QUEUE_NAME = "kifu"
 JOB = "workers.jobs.play_turn"
+TOURNAMENT_JOB = "workers.jobs.advance_tournament"
 RETRY = Retry(max=5)
 
 
@@ -35,3 +36,7 @@ class RQScheduler:
             job_id=f"timeout-{game_id}-{seat}-{version}",
             retry=RETRY,
         )
+
+    def tournament_step(self, tournament_id: str) -> None:
+        """Run the tournament's runner (idempotent: any number of these jobs may run, in any order)."""
+        self.queue.enqueue(TOURNAMENT_JOB, tournament_id, retry=RETRY)

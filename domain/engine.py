@@ -161,8 +161,10 @@ def create(
     seed: bytes,
     options: Mapping[str, Any] | None = None,
     deal: Mapping[str, Any] | None = None,
+    tournament: Mapping[str, Any] | None = None,
 ) -> list[Event]:
-    """The opening events of a new game (``game_created`` then the game's setup)."""
+    """The opening events of a new game (``game_created`` then the game's setup); ``tournament``
+    (``{"id", "round", "table"}``) links a tournament's game to the pairing that made it."""
     game = get_game(kind)
     if not game.min_players <= len(seats) <= game.max_players:
         raise InvalidOptions(f"{game.name} needs {player_counts(game)}, got {len(seats)}", ("players",))
@@ -186,6 +188,7 @@ def create(
             "rules_version": game.rules_version,
             "engine_version": ENGINE_VERSION,
             "fixed_deal": deal is not None,
+            **({"tournament": dict(tournament)} if tournament is not None else {}),
         },
         private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {},
     )
@@ -308,7 +311,7 @@ def step(
 ) -> tuple[list[Event], Table]:
     """``decide`` plus the table after its events (saves replaying them)."""
     if isinstance(action, Mapping) and action.get("type") == RESIGN:
-        resigned = _resign(table, seat, action)
+        resigned = _resign(table, seat, action, by)
         return resigned, replay(resigned, table)
     pending = _check_turn(table, seat, action)
     extra = {"by": by} if by else {}
@@ -334,7 +337,7 @@ def step(
     return _ending([committed, *revealed], after)
 
 
-def _resign(table: Table, seat: int, action: Mapping[str, Any]) -> list[Event]:
+def _resign(table: Table, seat: int, action: Mapping[str, Any], by: str | None = None) -> list[Event]:
     """``{"type": "resign"}``: allowed to any seated player at any time while the game runs.
 
     The game ends at once: the resigning seat is ranked last, every other seat
@@ -348,7 +351,8 @@ def _resign(table: Table, seat: int, action: Mapping[str, Any]) -> list[Event]:
         raise IllegalAction('a resignation is exactly {"type": "resign"}')
     scores = [0 if s.seat == seat else 1 for s in table.seats]
     result = result_from_scores(scores, reason="resignation", resigned=seat)
-    return [Event(ACTION_TAKEN, {"seat": seat, "action": {"type": RESIGN}}), Event(GAME_ENDED, {"result": result})]
+    taken = {"seat": seat, "action": {"type": RESIGN}, **({"by": by} if by else {})}
+    return [Event(ACTION_TAKEN, taken), Event(GAME_ENDED, {"result": result})]
 
 
 def join(table: Table, seat: int, name: str) -> list[Event]:
@@ -442,14 +446,16 @@ def seal(seed: bytes, head: str) -> Event:
     return Event(GAME_SEALED, {"seed": seed.hex(), "head": head})
 
 
-def view(table: Table, viewer: int | None) -> dict[str, Any]:
-    """The generic part of a view around the game's own ``state``."""
+def view(table: Table, viewer: int | None, reveal: bool | None = None) -> dict[str, Any]:
+    """The generic part of a view around the game's own ``state``; everything shows when ``reveal``
+    (by default once the game is over; the service reveals a game once it is sealed)."""
+    reveal = table.finished if reveal is None else reveal
     return {
         "status": "finished" if table.finished else "active",
         "phase": "over" if table.finished else table.game.phase(table.state),
         "to_act": table.to_act,
         "committed": sorted(table.commitments),
         "my_choice": dict(table.choices[viewer].action) if viewer is not None and viewer in table.choices else None,
-        "state": table.game.view(table.state, viewer, table.finished),
+        "state": table.game.view(table.state, viewer, reveal),
         "result": dict(table.result) if table.result is not None else None,
     }

@@ -25,6 +25,7 @@ from service.tables import TableLoader
 
 MAX_RETRIES = 8
 TOKEN_BYTES = 32
+GAME_ID_PREFIX = "g"
 
 
 def fresh_salt() -> str:
@@ -65,6 +66,23 @@ class Committed:
     envs: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Placement:
+    """A game created for a tournament's table: its link, its seats' tokens, and how it is dealt.
+
+    ``token_hashes`` maps seats to the hashes of their entrants' tokens (valid in
+    every game of the event; no new token is made for those seats). ``seed``
+    deals every table of a duplicate round alike; ``hold`` keeps the game
+    unsealed, its private parts withheld, until the tournament releases it
+    (``release``) once every table of the round has played the deal.
+    """
+
+    tournament: Mapping[str, Any]  # {"id", "round", "table"}
+    token_hashes: Mapping[int, str]
+    seed: bytes | None = None
+    hold: bool = False
+
+
 @dataclass
 class GameService:
     """Creates games, takes actions and answers queries."""
@@ -83,6 +101,7 @@ class GameService:
         options: Mapping[str, Any] | None,
         deal: Mapping[str, Any] | None,
         idempotency_key: str | None = None,
+        placement: Placement | None = None,
     ) -> Answer:
         """Create a game; the answer holds each human seat's token.
 
@@ -97,12 +116,21 @@ class GameService:
         if self.store.head(game_id).version:
             return Answer(self._creation_answer(game_id, {}), replayed=True)
         seats = [Seat(i, p.get("name"), p.get("bot"), bool(p.get("open"))) for i, p in enumerate(players)]
-        seed = secrets.token_bytes(32)
-        events = engine.create(game, game_id, seats, seed, options, deal)  # InvalidOptions: the API's 422
+        seed = (placement.seed if placement else None) or secrets.token_bytes(32)
+        link = placement.tournament if placement else None
+        events = engine.create(game, game_id, seats, seed, options, deal, link)  # InvalidOptions: the API's 422
         envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()), fresh_salt)
-        tokens = {s.seat: secrets.token_urlsafe(TOKEN_BYTES) for s in seats if s.bot is None and not s.open}
+        known = placement.token_hashes if placement else {}
+        tokens = {
+            s.seat: secrets.token_urlsafe(TOKEN_BYTES)
+            for s in seats
+            if s.bot is None and not s.open and s.seat not in known
+        }
         meta = {"seed": seed.hex(), "created_at": envs[0]["at"]}
         meta |= {f"tok:{token_hash(token)}": str(seat) for seat, token in tokens.items()}
+        meta |= {f"tok:{digest}": str(seat) for seat, digest in known.items()}
+        if placement is not None:
+            meta |= {"tournament": placement.tournament["id"], **({"hold": "1"} if placement.hold else {})}
         try:
             self.store.append(game_id, envs, 0, GENESIS, meta=meta)
         except VersionConflict:  # a concurrent retry with the same key created it first
@@ -114,8 +142,10 @@ class GameService:
 
     def _creation_id(self, key: str | None, fingerprint: str) -> str:
         if key is None:
-            return "g" + secrets.token_hex(8)
-        game_id = self.store.reserve_creation(sha256_hex(key.encode()), fingerprint, "g" + secrets.token_hex(8))
+            return GAME_ID_PREFIX + secrets.token_hex(8)
+        game_id = self.store.reserve_creation(
+            sha256_hex(key.encode()), fingerprint, GAME_ID_PREFIX + secrets.token_hex(8)
+        )
         if game_id is None:
             raise IdempotencyKeyReused()
         return game_id
@@ -129,6 +159,8 @@ class GameService:
 
     def identify(self, game_id: str, token: str | None) -> Caller:
         """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip."""
+        if not game_id.startswith(GAME_ID_PREFIX):  # the store also holds tournaments' logs
+            raise GameNotFound(f"no game {game_id!r}")
         token_field = f"tok:{token_hash(token)}" if token is not None else "-"
         head, seat = self.store.head_and_field(game_id, token_field)
         if head.version == 0:
@@ -247,11 +279,29 @@ class GameService:
         at = rfc3339(self.clock())
         envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
-            seed = bytes.fromhex(self.store.meta(game_id)["seed"])
-            envs += envelopes(
-                [engine.seal(seed, envs[-1]["hash"])], version + len(envs) + 1, envs[-1]["hash"], at, fresh_salt
-            )
+            meta = self.store.meta(game_id)
+            if not meta.get("hold"):
+                envs += self._seal(meta, version + len(envs), envs[-1]["hash"], at)
         return envs
+
+    @staticmethod
+    def _seal(meta: Mapping[str, str], version: int, head: str, at: str) -> list[dict[str, Any]]:
+        return envelopes([engine.seal(bytes.fromhex(meta["seed"]), head)], version + 1, head, at, fresh_salt)
+
+    def release(self, game_id: str) -> bool:
+        """Seal a finished game that a tournament held back (its private parts become public); True once sealed."""
+        for _attempt in range(MAX_RETRIES):
+            table, head = self.tables.load(game_id)
+            if table.sealed or not table.finished:
+                return table.sealed
+            envs = self._seal(self.store.meta(game_id), head.version, head.hash, rfc3339(self.clock()))
+            try:
+                self.store.append(game_id, envs, head.version, head.hash)
+            except VersionConflict:
+                continue
+            self.tables.remember(game_id, engine.evolve(table, to_event(envs[0])))
+            return True
+        raise Conflict(self.store.head(game_id).version)
 
     def _replayed_answer(self, game_id: str, seat: int, record: Mapping[str, Any], fingerprint: str) -> dict[str, Any]:
         if record.get("fingerprint") != fingerprint:
@@ -267,7 +317,7 @@ class GameService:
             "version": version,
             "status": "finished" if table.finished else "active",
             "to_act": table.to_act,
-            "events": [public_envelope(e, seat, table.finished) for e in envs],
+            "events": [public_envelope(e, seat, table.sealed) for e in envs],
         }
 
     def turn_still_due(self, game_id: str, seat: int, version: int) -> tuple[Table, Head] | None:
@@ -284,7 +334,12 @@ class GameService:
     def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
         """Ask for bot turns and move timeouts for seats that just became to act."""
         only_a_commitment = len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED
-        if table.finished or only_a_commitment:
+        if table.finished:
+            tournament = self.store.meta(game_id).get("tournament")
+            if tournament:
+                self.scheduler.tournament_step(tournament)
+            return
+        if only_a_commitment:
             return
         timeout = table.options.get("move_timeout_s")
         for seat in table.to_act:
@@ -316,7 +371,7 @@ class GameService:
 
     @staticmethod
     def game_view(table: Table, viewer: int | None) -> dict[str, Any]:
-        generic = engine.view(table, viewer)
+        generic = engine.view(table, viewer, reveal=table.sealed)
         return {
             "id": table.game_id,
             "game": table.kind,
@@ -338,7 +393,7 @@ class GameService:
         """A page of the log as the caller may see it."""
         table, _head = self.tables.load(game_id)
         envs = self.store.read(game_id, after, limit)
-        items = [public_envelope(e, viewer, table.finished) for e in envs]
+        items = [public_envelope(e, viewer, table.sealed) for e in envs]
         more = bool(envs) and envs[-1]["seq"] < table.version
         return {"items": items, "next": envs[-1]["seq"] if more else None}
 
@@ -348,7 +403,7 @@ class GameService:
         if not envs:
             return []
         table, _head = self.tables.load(game_id)
-        return [public_envelope(e, viewer, table.finished) for e in envs]
+        return [public_envelope(e, viewer, table.sealed) for e in envs]
 
     def replay(self, game_id: str, step: int, as_seat: int | None, viewer: int | None) -> dict[str, Any]:
         """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""
@@ -357,12 +412,12 @@ class GameService:
             raise InvalidRequest(f"step must be between 1 and {head.version}", ("step",))
         if as_seat is not None and not 0 <= as_seat < len(table.seats):
             raise InvalidRequest(f"there is no seat {as_seat}", ("as",))
-        if as_seat is not None and not table.finished and as_seat != viewer:
+        if as_seat is not None and not table.sealed and as_seat != viewer:
             raise Forbidden("while the game runs, a replay can only be seen as your own seat")
         envs = self.store.read(game_id, 0, step)
         past = engine.replay([to_event(e) for e in envs])
         who = as_seat  # API.md: the spectator view while in progress, unless as=your own seat
-        everything = table.finished and as_seat is None
+        everything = table.sealed and as_seat is None
         shown = self.full_view(past, who)
         if everything:
             shown["state"] = past.game.view(past.state, None, True)
@@ -376,22 +431,26 @@ class GameService:
         """
         table, _head = self.tables.load(game_id)
         envs = list(self.store.read_all(game_id))
-        if not table.finished:
+        if not table.sealed:
             envs = [withheld_envelope(e) for e in envs]
         rec = build_record(envs, bot_provenance(table))
-        if not table.finished:
+        if not table.sealed:
             rec["note"] = (
                 "the game is in progress: private parts, their salts and the seed are withheld; "
                 "the hash chain can be checked, the rest once the game is over"
             )
         return rec
 
+    def full_record(self, game_id: str) -> dict[str, Any]:
+        """The record with every private part and salt, even while the game runs (server-side audits only)."""
+        table, _head = self.tables.load(game_id)
+        return build_record(list(self.store.read_all(game_id)), bot_provenance(table))
+
     def audit(self, game_id: str) -> dict[str, Any]:
         """Verify the stored log server-side (it sees the private parts; reports only pass/fail)."""
         table, _head = self.tables.load(game_id)
-        envs = list(self.store.read_all(game_id))
-        report = verify_record(build_record(envs, bot_provenance(table)), unfinished_ok=True)
-        if not table.finished:
+        report = verify_record(self.full_record(game_id), unfinished_ok=True)
+        if not table.sealed:
             for check in report["checks"]:
                 if not check["ok"]:
                     check["detail"] = "failed (details withheld while the game is in progress)"

@@ -73,6 +73,7 @@ class Scheduler(Protocol):
 
     def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
+    def tournament_step(self, tournament_id: str) -> None: ...
 
 
 class NoScheduler:
@@ -82,6 +83,9 @@ class NoScheduler:
         pass
 
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
+        pass
+
+    def tournament_step(self, tournament_id: str) -> None:
         pass
 
 

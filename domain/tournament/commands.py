@@ -170,17 +170,26 @@ def withdraw(t: Tournament, entrant: int, reason: str | None) -> list[Event]:
     return [Event(ENTRANT_WITHDRAWN, {"entrant": entrant, "reason": reason})]
 
 
-def forfeit(t: Tournament, game_id: str, seats: Sequence[int], reason: str) -> list[Event]:
-    """``game_forfeited``: the service then resigns ``seats`` in the game."""
+def check_forfeit(t: Tournament, game_id: str, seat: int) -> Table:
+    """The table of a game the organiser may forfeit now (a running game of this tournament), or raise."""
     _expect(t, (RUNNING, PAUSED), "forfeit a game of")
     table = t.table_of(game_id)
     if table is None:
         raise InvalidOptions(f"game {game_id} is not a game of this tournament", ("game",))
     if table.finished or table.forfeit is not None:
         raise TournamentStateError(f"game {game_id} is already over")
-    if not seats or any(not 0 <= s < len(table.entrants) for s in seats):
-        raise InvalidOptions(f"seats must name seats of the game (0-{len(table.entrants) - 1})", ("seats",))
-    data = {"round": table.round, "table": table.table, "game": game_id, "seats": sorted(set(seats)), "reason": reason}
+    if not 0 <= seat < len(table.entrants):
+        raise InvalidOptions(f"seat must be a seat of the game (0-{len(table.entrants) - 1})", ("seat",))
+    return table
+
+
+def forfeited(t: Tournament, game_id: str, seat: int, reason: str) -> list[Event]:
+    """``game_forfeited``, recorded once the service has resigned ``seat`` in the game (``by: forfeit``),
+    so the log never names a forfeit the game does not show."""
+    table = t.table_of(game_id)
+    if table is None or table.forfeit is not None:
+        return []
+    data = {"round": table.round, "table": table.table, "game": game_id, "seat": seat, "reason": reason}
     return [Event(GAME_FORFEITED, data)]
 
 

@@ -9,9 +9,9 @@ Events (``data`` public; a fixed-deal list stays in the hidden part of
 * ``round_paired``: round, tables (entrants in seat order), byes and, in
   ``duplicate``, the commitment to the round's deal;
 * ``game_started``: round, table and the game's id;
-* ``game_forfeited``: a stalled game ended by the organiser (the seats that
-  forfeit, the reason); the game records their resignation;
-* ``game_finished``: the game's ranks and scores and the hash of its last event;
+* ``game_forfeited``: a stalled game ended by the organiser (the seat that
+  forfeits, the reason); the game records its resignation;
+* ``game_finished``: the game's ranks and scores and the hash of its ``game_ended`` event;
 * ``round_closed``: round and, in ``duplicate``, the deal revealed;
 * ``tournament_finished``: the final standings.
 """
