@@ -19,10 +19,12 @@ from adapters.tickets import RedisTickets
 from projections.games_list import GamesList
 from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
+from projections.standings import StandingsModel
 from service.games import GameService
 from service.ports import Scheduler
 from service.streams import DEFAULT_TICKET_TTL_S, Streams
 from service.tables import TableLoader
+from service.tournaments import TournamentService
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,10 @@ class Kifu:
     """Everything an entrypoint needs."""
 
     games: GameService
+    tournaments: TournamentService
     streams: Streams
     games_list: GamesList
+    standings: StandingsModel
     metrics: RequestMetrics
     store: EventStore
     client: redis.Redis
@@ -58,8 +62,10 @@ def build(
     games = GameService(store=store, tables=tables, scheduler=sched)
     return Kifu(
         games=games,
+        tournaments=TournamentService(store=store, games=games, scheduler=sched),
         streams=Streams(games, RedisTickets(client), ticket_ttl_s),
         games_list=GamesList(client),
+        standings=StandingsModel(client, store),
         metrics=RequestMetrics(client),
         store=store,
         client=client,

@@ -338,6 +338,7 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
                 bytes.fromhex(seed),
                 d["options"],
                 created.hidden.get("deal") if HIDDEN in created.private else None,
+                d.get("tournament"),
             )
         except (KifuError, ValueError) as exc:
             raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
@@ -349,9 +350,13 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -
         if events[i]["type"] == engine.GAME_SEALED:
             i += 1
             continue
-        expected = _derive_batch(table, events[i])
-        _compare(expected, events[i:], "re-running the rules on the recorded action")
-        table = engine.replay(expected, table)
+        try:
+            expected = _derive_batch(table, events[i])
+            _compare(expected, events[i:], "re-running the rules on the recorded action")
+            table = engine.replay(expected, table)
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
+            # a private part of the wrong shape (a list where the rules read an object, ...)
+            raise Failure(f"event {events[i]['seq']}: malformed: {exc!r}", events[i]["seq"]) from None
         i += len(expected)
         actions += 1
     outcome = f"; result {json.dumps(table.result)}" if table.result else "; game in progress"

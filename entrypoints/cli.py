@@ -139,7 +139,29 @@ def verify(record_file: Any) -> None:
         record = json.load(record_file)
     except json.JSONDecodeError as exc:
         raise click.ClickException(f"not JSON: {exc}") from None
-    report = verify_record(record)
+    _report(verify_record(record))
+
+
+@main.command("verify-tournament")
+@click.argument("archive_file", type=click.File("r"))
+@click.option("--quiet", is_flag=True, help="no progress bar")
+def verify_tournament(archive_file: Any, quiet: bool) -> None:
+    """Verify a tournament archive offline: every game, every pairing, the standings (exit 0 when verified)."""
+    from tqdm import tqdm
+
+    from domain.tournament.archive import verify_archive
+
+    try:
+        archive = json.load(archive_file)
+    except json.JSONDecodeError as exc:
+        raise click.ClickException(f"not JSON: {exc}") from None
+    total = len(archive.get("games", [])) if isinstance(archive, dict) else 0
+    with tqdm(total=total, unit="game", disable=quiet, file=sys.stderr) as bar:
+        report = verify_archive(archive, progress=lambda _game: bar.update())
+    _report(report)
+
+
+def _report(report: dict[str, Any]) -> None:
     for check in report["checks"]:
         mark = "ok  " if check["ok"] else "FAIL"
         click.echo(f"{mark} {check['name']}: {check['detail']}")

@@ -60,14 +60,17 @@ def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) 
     data = env["data"]
     member = sort_member(env["at"], game_id)
     names = [s["name"] for s in data["seats"] if s["name"] is not None]  # an open seat has no name yet
+    tournament = data.get("tournament", {}).get("id", "")
     for key in (
         ALL_INDEX,
         index_key("game", data["game"]),
         index_key("status", "active"),
         *(index_key("player", n) for n in set(names)),
+        *([index_key("tournament", tournament)] if tournament else []),
     ):
         pipe.zadd(key, {member: 0})
     return {
+        "tournament": tournament,
         "id": game_id,
         "game": data["game"],
         "status": "active",
@@ -101,9 +104,10 @@ class GamesList:
         player: str | None = None,
         limit: int = 20,
         cursor: str | None = None,
+        tournament: str | None = None,
     ) -> dict[str, Any]:
         """Games matching every given filter, newest first: ``{"items", "next"}``."""
-        return query(self.client, game, status, player, limit, cursor)
+        return query(self.client, game, status, player, limit, cursor, tournament)
 
     def dump(self) -> dict[str, Any]:
         """Every key of the model with its content (to compare live and rebuilt models)."""
@@ -117,9 +121,11 @@ def query(
     player: str | None = None,
     limit: int = 20,
     cursor: str | None = None,
+    tournament: str | None = None,
 ) -> dict[str, Any]:
     """Games matching every given filter, newest first: ``{"items", "next"}``."""
-    filters = {k: v for k, v in (("player", player), ("game", game), ("status", status)) if v}
+    given = (("tournament", tournament), ("player", player), ("game", game), ("status", status))
+    filters = {k: v for k, v in given if v}
     index = index_key(*next(iter(filters.items()))) if filters else ALL_INDEX
     items: list[dict[str, Any]] = []
     start = f"({cursor}" if cursor else "-"
@@ -157,6 +163,7 @@ def _summary(client: redis.Redis, game_id: str) -> dict[str, Any] | None:
         "created_at": raw["created_at"],
         "updated_at": raw["updated_at"],
         "result": json.loads(raw["result"]),
+        "tournament": raw.get("tournament") or None,
     }
 
 

@@ -1,6 +1,7 @@
 """The projector: reads every partition's feed through a consumer group.
 
-Each feed entry names a game and a range of its events. For each batch of
+Each feed entry names a game (or a tournament: ids ``t...``) and a range of its
+events; games feed the games list and the snapshots, tournaments their standings. For each batch of
 entries read at once, the projector updates the read models, records its
 checkpoints and XACKs the entries in one MULTI transaction, so a crash between
 them can neither skip nor double-apply an event; a summary also remembers the
@@ -30,8 +31,9 @@ import redis
 from adapters.redis_store import EventStore, text
 from domain import engine
 from domain.record import to_event
-from projections import games_list
+from projections import games_list, standings
 from projections.snapshots import SNAPSHOT_EVERY, Snapshots
+from service.tournaments import TOURNAMENT_ID_PREFIX
 
 GROUP = "projector"
 CHECKPOINT_PREFIX = "kifu:projcp"
@@ -145,14 +147,22 @@ class Projector:
             if fields:  # a deleted entry left in the pending list comes back empty
                 game_id = fields[b"g"].decode()
                 upto[game_id] = max(upto.get(game_id, 0), int(fields[b"to"]))
-        summaries = self._summaries(list(upto))
-        applied = {g: int(summaries[g].get("version", 0)) for g in upto}
-        events = self.store.read_many({g: (applied[g], upto[g] - applied[g]) for g in upto if upto[g] > applied[g]})
+        games = [g for g in upto if not g.startswith(TOURNAMENT_ID_PREFIX)]
+        tournaments = [t for t in upto if t.startswith(TOURNAMENT_ID_PREFIX)]
+        summaries = self._summaries(games)
+        applied = {g: int(summaries[g].get("version", 0)) for g in games}
+        applied |= standings.applied_versions(self.client, tournaments)
+        moved = [g for g in upto if upto[g] > applied[g]]
+        events = self.store.read_many(
+            {g: (applied[g], upto[g] - applied[g]) if g in summaries else (0, upto[g]) for g in moved}
+        )
         pipe = self.client.pipeline(transaction=True)
-        for game_id, envs in events.items():
-            if envs:
-                games_list.apply_events(pipe, summaries[game_id], game_id, envs)
-                self._snapshot(pipe, game_id, envs)
+        for stream_id, envs in events.items():
+            if envs and stream_id in summaries:
+                games_list.apply_events(pipe, summaries[stream_id], stream_id, envs)
+                self._snapshot(pipe, stream_id, envs)
+            elif envs:
+                standings.apply(pipe, stream_id, envs)  # a tournament: its whole log, folded again
         acked: dict[str, list[str]] = {}
         for stream, entry_id, _fields in batch:
             acked.setdefault(stream, []).append(entry_id)

@@ -1,4 +1,5 @@
-"""The job RQ workers run: play a seat's turn (a bot's move, or a random move when time ran out).
+"""The jobs RQ workers run: play a seat's turn (a bot's move, or a random move when time ran out), and
+move a tournament along (``advance_tournament``: idempotent, any number may run at once).
 
 A job acts through ``GameService.act`` with the version it loaded as the
 expected version and a deterministic idempotency key, so:
@@ -19,22 +20,31 @@ from typing import Any, Literal
 import redis
 from rq import get_current_job
 
-from bootstrap import build
+from bootstrap import Kifu, build
 from domain.bots import choose_action, random_action
 from service.games import GameService
 
 Why = Literal["bot", "timeout"]
-_SERVICES: dict[int, GameService] = {}
+_WIRED: dict[int, Kifu] = {}
 
 
-def _service() -> GameService:
-    """The service for the current job's Redis connection (built once per process)."""
+def _kifu() -> Kifu:
+    """The wiring for the current job's Redis connection (built once per process)."""
     job = get_current_job()
     connection: redis.Redis = job.connection if job is not None else redis.Redis.from_url(os.environ["REDIS_URL"])
     key = id(connection)
-    if key not in _SERVICES:
-        _SERVICES[key] = build(connection).games
-    return _SERVICES[key]
+    if key not in _WIRED:
+        _WIRED[key] = build(connection)
+    return _WIRED[key]
+
+
+def _service() -> GameService:
+    return _kifu().games
+
+
+def advance_tournament(tournament_id: str) -> dict[str, Any]:
+    """Record finished games and do what the tournament needs next (pair, start games, close, finish)."""
+    return {"events": _kifu().tournaments.advance(tournament_id)}
 
 
 def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:

@@ -31,9 +31,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     problems.register(app)
     cors.init_app(app)
-    from entrypoints.api import audits, catalog, games, ops, streams
+    from entrypoints.api import audits, catalog, games, ops, streams, tournaments
 
-    for module in (catalog, games, streams, audits, ops):
+    for module in (catalog, games, streams, tournaments, audits, ops):
         app.register_blueprint(module.bp)
     app.after_request(ops.count_request)
     return app

@@ -16,10 +16,14 @@ import math
 from typing import Any
 
 from flask import request
+from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest
+
+from entrypoints.api.schemas import MAX_SEQ
 
 INT64 = 2**63
 MAX_DEPTH = 64
+MAX_IDEMPOTENCY_KEY = 200
 
 
 def _finite_float(text: str) -> float:
@@ -64,3 +68,28 @@ def json_body() -> Any:
         if _depth(body) <= MAX_DEPTH:
             return body
     raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")
+
+
+def json_object() -> dict[str, Any]:
+    """The request body as a JSON object (a 400 when it is not JSON, a 422 when it is not an object)."""
+    body = json_body()
+    if not isinstance(body, dict):
+        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+    return body
+
+
+def idempotency_key() -> str | None:
+    """The ``Idempotency-Key`` header: absent, or 1-200 printable ASCII characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (1 <= len(key) <= MAX_IDEMPOTENCY_KEY and key.isascii() and key.isprintable()):
+        raise ValidationError({"Idempotency-Key": [f"must be 1-{MAX_IDEMPOTENCY_KEY} printable ASCII characters"]})
+    return key
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number (ASCII digits: ``isdigit`` alone takes "²"), any beyond ``MAX_SEQ`` as
+    ``MAX_SEQ + 1`` (so a header of 5000 digits is not converted); None if it is not one."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits) if len(digits) <= len(str(MAX_SEQ)) else MAX_SEQ + 1

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 
-from entrypoints.api.body import json_body
+from entrypoints.api.body import idempotency_key, json_object, whole_number
 from entrypoints.api.context import bearer_token, games, kifu
 from entrypoints.api.schemas import (
     MAX_SEQ,
@@ -24,7 +22,6 @@ from entrypoints.api.sse import Timing, event_stream
 from service.games import Answer, Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
-MAX_IDEMPOTENCY_KEY = 200
 
 # Schemas are built once: ``load`` keeps no state between calls.
 ACTION_SCHEMA = ActionSchema()
@@ -36,21 +33,14 @@ REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
 STREAM_QUERY_SCHEMA = StreamQuerySchema()
 
 
-def _json_body() -> dict[str, Any]:
-    body = json_body()
-    if not isinstance(body, dict):
-        raise ValidationError({"_schema": ["the body must be a JSON object"]})
-    return body
-
-
 def _caller(game_id: str) -> Caller:
     return games().identify(game_id, bearer_token())
 
 
 @bp.post("")
 def create_game() -> ResponseReturnValue:
-    body = CREATE_GAME_SCHEMA.load(_json_body())
-    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"], _idempotency_key())
+    body = CREATE_GAME_SCHEMA.load(json_object())
+    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"], idempotency_key())
     return _answered(answer)
 
 
@@ -75,10 +65,10 @@ def legal_actions(game_id: str) -> ResponseReturnValue:
 @bp.post("/<game_id>/actions")
 def take_action(game_id: str) -> ResponseReturnValue:
     caller = _caller(game_id)
-    body = ACTION_SCHEMA.load(_json_body())
+    body = ACTION_SCHEMA.load(json_object())
     if_match = _if_match_version() if "If-Match" in request.headers else None  # judged even when not used
     expected = body["expected_version"] if body["expected_version"] is not None else if_match
-    answer = games().act(game_id, caller.seat, body["action"], expected, _idempotency_key(), head=caller.head)
+    answer = games().act(game_id, caller.seat, body["action"], expected, idempotency_key(), head=caller.head)
     return _answered(answer)
 
 
@@ -86,16 +76,8 @@ def take_action(game_id: str) -> ResponseReturnValue:
 def join_seat(game_id: str, seat: int) -> ResponseReturnValue:
     """Take an open seat: the answer holds its token, shown only this once."""
     games().identify(game_id, None)  # 404 for an unknown game before the body is judged
-    body = JOIN_SCHEMA.load(_json_body())
-    return _answered(games().join(game_id, seat, body["name"], _idempotency_key()))
-
-
-def _idempotency_key() -> str | None:
-    """The ``Idempotency-Key`` header: absent, or 1-200 printable ASCII characters."""
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not (1 <= len(key) <= MAX_IDEMPOTENCY_KEY and key.isascii() and key.isprintable()):
-        raise ValidationError({"Idempotency-Key": [f"must be 1-{MAX_IDEMPOTENCY_KEY} printable ASCII characters"]})
-    return key
+    body = JOIN_SCHEMA.load(json_object())
+    return _answered(games().join(game_id, seat, body["name"], idempotency_key()))
 
 
 def _answered(answer: Answer) -> ResponseReturnValue:
@@ -106,19 +88,10 @@ def _answered(answer: Answer) -> ResponseReturnValue:
 
 def _if_match_version() -> int:
     """The version ``If-Match`` expects; any number but the version now is stale (409), however large."""
-    version = _whole_number(request.headers["If-Match"].strip().strip('"'))
+    version = whole_number(request.headers["If-Match"].strip().strip('"'))
     if version is None:
         raise ValidationError({"If-Match": ["must be the expected version number"]})
     return version
-
-
-def _whole_number(text: str) -> int | None:
-    """``text`` as a whole number (ASCII digits: ``isdigit`` alone takes "²"), any beyond ``MAX_SEQ`` as
-    ``MAX_SEQ + 1`` (so a header of 5000 digits is not converted); None if it is not one."""
-    if not (text.isascii() and text.isdigit()):
-        return None
-    digits = text.lstrip("0") or "0"
-    return int(digits) if len(digits) <= len(str(MAX_SEQ)) else MAX_SEQ + 1
 
 
 @bp.get("/<game_id>/events")
@@ -135,7 +108,7 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     viewer = caller.seat
     if query["ticket"] is not None and viewer is None:
         viewer = kifu().streams.seat_of(game_id, query["ticket"])
-    last_id = _whole_number(request.headers.get("Last-Event-ID", ""))
+    last_id = whole_number(request.headers.get("Last-Event-ID", ""))
     if last_id is not None and last_id > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = last_id if last_id is not None else query["after"]

@@ -80,6 +80,7 @@ KINDS: dict[str, Kind] = {
             "The game has ended; it accepts no more actions. Its record is complete and can be verified.",
         ),
         Kind("game-not-found", 404, "Game not found", "There is no game with this id."),
+        Kind("tournament-not-found", 404, "Tournament not found", "There is no tournament with this id."),
         Kind("not-found", 404, "Not found", "There is no resource at this path. The paths are in openapi.yaml."),
         Kind(
             "method-not-allowed",
@@ -95,6 +96,13 @@ KINDS: dict[str, Kind] = {
             "first. `current_version` says the version now; reload the game and decide again.",
         ),
         Kind("seat-taken", 409, "Seat taken", "The seat is not open: it was joined already, or never was open."),
+        Kind(
+            "tournament-state",
+            409,
+            "Not now in this tournament",
+            "The tournament's state does not allow this now: it was started already, is not paused, the "
+            "entrant has withdrawn, the game is over. `GET /v1/tournaments/{id}` shows its state.",
+        ),
         Kind("payload-too-large", 413, "Payload too large", "The request body is larger than the server accepts."),
         Kind("uri-too-long", 414, "URI too long", "The request line is longer than the server accepts."),
         Kind(

@@ -78,6 +78,7 @@ class ListQuerySchema(Schema):
     game = fields.String(load_default=None)
     status = fields.String(load_default=None, validate=validate.OneOf(["active", "finished"]))
     player = fields.String(load_default=None)
+    tournament = fields.String(load_default=None, metadata={"description": "games of this tournament"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=200))
     cursor = fields.String(load_default=None, validate=validate.Regexp(r"^\d{13}:[A-Za-z0-9_-]+$"))
 
@@ -137,3 +138,57 @@ class ReplayQuerySchema(Schema):
 
     step = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_SEQ))
     as_ = fields.Integer(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))
+
+
+class EntrantSchema(Schema):
+    """A tournament entrant: a human by name, or a bot by name and level."""
+
+    class Meta:
+        unknown = RAISE
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=32))
+
+
+class CreateTournamentSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    options = fields.Dict(keys=fields.String(), load_default=None, allow_none=True)
+    entrants = fields.List(fields.Nested(EntrantSchema), required=True, validate=validate.Length(min=1, max=1024))
+    format = fields.String(required=True, validate=validate.OneOf(["round-robin", "swiss", "duplicate"]))
+    rounds = WholeNumber(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=1, max=200))
+    table_size = WholeNumber(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=2, max=16))
+    scoring = fields.List(
+        fields.Float(allow_nan=False, validate=validate.Range(min=0, max=1_000_000)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=2, max=16),
+    )
+    deals = fields.List(
+        fields.Dict(keys=fields.String()), load_default=None, allow_none=True, validate=validate.Length(min=1, max=200)
+    )
+
+
+class ReasonSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    reason = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500))
+
+
+class ForfeitSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    seat = WholeNumber(required=True, strict=True, validate=validate.Range(min=0, max=15))
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
+class TournamentGamesQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^\d{1,9}$"))

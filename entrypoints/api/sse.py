@@ -1,8 +1,9 @@
-"""Server-Sent Events: a game's log (resumable with ``Last-Event-ID``), and a player's turns across games.
+"""Server-Sent Events: a game's or a tournament's log (resumable with ``Last-Event-ID``), and a player's
+turns across games.
 
-Game stream: each event is ``id: <seq>``, ``event: <type>``, ``data: <event JSON>``
-(redacted for the caller like ``GET /events``); the stream ends after the
-game's ``game_sealed`` event.
+Log streams: each event is ``id: <seq>``, ``event: <type>``, ``data: <event JSON>``
+(redacted for the caller like ``GET /events``); a game's stream ends after its
+``game_sealed`` event, a tournament's after ``tournament_finished``.
 
 Player stream: on connect, ``event: status`` for every watched seat
 (``{"game", "seat", "version", "turn", "status", "your_turn", "deadline", "result"}``),
@@ -32,6 +33,7 @@ from service.streams import Streams
 
 log = logging.getLogger(__name__)
 Poll = Callable[[int], tuple[list[str], bool]]  # wait up to ms -> (frames, the stream is done)
+Wait = Callable[[int, int], list[dict[str, Any]]]  # (after, wait up to ms) -> envelopes
 
 
 @dataclass(frozen=True)
@@ -53,18 +55,23 @@ class Timing:
 
 def event_stream(svc: GameService, game_id: str, viewer: int | None, after: int, timing: Timing) -> Response:
     """A game's events after ``after`` as ``viewer`` may see them (the caller was identified before)."""
+    return log_stream(lambda a, ms: svc.wait_events(game_id, viewer, a, ms), after, GAME_SEALED, timing, game_id)
+
+
+def log_stream(wait: Wait, after: int, last_type: str, timing: Timing, what: str) -> Response:
+    """The events ``wait(after, block_ms)`` finds, as they come, until one of type ``last_type``."""
     cursor = [after]
 
     def poll(block_ms: int) -> tuple[list[str], bool]:
         frames = []
-        for env in svc.wait_events(game_id, viewer, cursor[0], block_ms):
+        for env in wait(cursor[0], block_ms):
             frames.append(_frame(env["type"], env, env["seq"]))
             cursor[0] = env["seq"]
-            if env["type"] == GAME_SEALED:
+            if env["type"] == last_type:
                 return frames, True
         return frames, False
 
-    return _response(_pumped([], poll, timing, game_id))
+    return _response(_pumped([], poll, timing, what))
 
 
 def player_stream(streams: Streams, seats: Sequence[tuple[str, int]], timing: Timing) -> Response:
