@@ -128,8 +128,7 @@ def mutate_game_event(archive: Body) -> str:
 
 def mutate_result(archive: Body) -> str:
     finished = next(e for e in archive["tournament"]["events"] if e["type"] == "game_finished")
-    finished["data"]["ranks"] = list(reversed(finished["data"]["ranks"]))
-    finished["data"]["scores"] = list(reversed(finished["data"]["scores"]))
+    finished["data"]["ranks"] = [2, 1] if finished["data"]["ranks"] == [1, 2] else [1, 2]  # a draw too
     rechain(archive["tournament"]["events"])
     return "differs from the game's own record"
 
