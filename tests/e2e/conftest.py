@@ -1,4 +1,4 @@
-"""A real HTTP server (werkzeug, threaded) around the app, on a free port."""
+"""A real HTTP server (werkzeug, threaded) around the app, on a free port; with or without the RQ queue."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from rq import Queue, SimpleWorker
 
 import tests.support.toy_game  # noqa: F401
 from adapters.embedded_redis import EmbeddedRedis
+from adapters.rq_scheduler import QUEUE_NAME
 from entrypoints.api import create_app
 from service.ports import NoScheduler
 from tests.support.http import serving
@@ -21,3 +23,16 @@ def base_url(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator
     )
     with serving(app) as url:
         yield url
+
+
+@pytest.fixture
+def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
+    """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
+    app = create_app({"REDIS_URL": redis_server.url})
+    with serving(app) as url:
+        yield url
+
+
+def work(client: redis.Redis) -> None:
+    """Run every queued job (bot turns, tournament steps) until the queue is empty."""
+    SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(burst=True)

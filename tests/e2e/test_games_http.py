@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import redis
 import requests
-from rq import Queue, SimpleWorker
 
-from adapters.embedded_redis import EmbeddedRedis
 from adapters.redis_store import EventStore
-from adapters.rq_scheduler import QUEUE_NAME
-from entrypoints.api import create_app
-from tests.support.http import serving
+from tests.e2e.conftest import work
 
 TIMEOUT = 10
-
-
-@pytest.fixture
-def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
-    """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
-    app = create_app({"REDIS_URL": redis_server.url})
-    with serving(app) as url:
-        yield url
-
-
-def work(client: redis.Redis) -> None:
-    SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(burst=True)
 
 
 class Player:
