@@ -47,6 +47,14 @@ class TournamentStateError(KifuError):
     """The tournament is not in a state that allows this command (e.g. starting it twice)."""
 
 
+class NotInTournament(KifuError):
+    """The entrant or game a command names is not one of the tournament's."""
+
+
+class InvalidCommand(KifuError):
+    """A command's argument that only the tournament's state can judge (a seat the game does not have)."""
+
+
 # ---------------------------------------------------------------- creation
 
 
@@ -164,7 +172,7 @@ def resume(t: Tournament) -> list[Event]:
 def withdraw(t: Tournament, entrant: int, reason: str | None) -> list[Event]:
     _expect(t, (CREATED, RUNNING, PAUSED), "withdraw an entrant from")
     if not 0 <= entrant < len(t.settings.entrants):
-        raise InvalidOptions(f"there is no entrant {entrant}", ("entrant",))
+        raise NotInTournament(f"there is no entrant {entrant} in this tournament")
     if entrant in t.withdrawn:
         raise TournamentStateError(f"entrant {entrant} has already withdrawn")
     return [Event(ENTRANT_WITHDRAWN, {"entrant": entrant, "reason": reason})]
@@ -175,11 +183,11 @@ def check_forfeit(t: Tournament, game_id: str, seat: int) -> Table:
     _expect(t, (RUNNING, PAUSED), "forfeit a game of")
     table = t.table_of(game_id)
     if table is None:
-        raise InvalidOptions(f"game {game_id} is not a game of this tournament", ("game",))
+        raise NotInTournament(f"game {game_id} is not a game of this tournament")
     if table.finished or table.forfeit is not None:
         raise TournamentStateError(f"game {game_id} is already over")
     if not 0 <= seat < len(table.entrants):
-        raise InvalidOptions(f"seat must be a seat of the game (0-{len(table.entrants) - 1})", ("seat",))
+        raise InvalidCommand(f"seat must be a seat of the game (0-{len(table.entrants) - 1})", ("seat",))
     return table
 
 

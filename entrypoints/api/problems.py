@@ -22,6 +22,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from domain.errors import GameOver, IllegalAction, InvalidOptions, KifuError, NotYourTurn, SeatTaken, UnknownGame
+from domain.tournament.commands import InvalidCommand, NotInTournament, TournamentStateError
 from service.errors import Conflict, ServiceError
 
 log = logging.getLogger("kifu.api")
@@ -55,10 +56,11 @@ KINDS: dict[str, Kind] = {
         Kind(
             "unauthorized",
             401,
-            "Unknown or missing seat token",
-            "The request needs a seat token (`Authorization: Bearer <token>`), or the token given is not a "
-            "seat of this game, or the stream ticket has expired. Use the token returned when the game was "
-            "created or the seat joined.",
+            "Unknown or missing token",
+            "The request needs a token (`Authorization: Bearer <token>`): a seat token, or a tournament's "
+            "organiser token for its organiser commands; or the token given is not a seat of this game (nor "
+            "the organiser's or an entrant's of this tournament), or the stream ticket has expired. Use the "
+            "token returned when the game (tournament) was created or the seat joined.",
         ),
         Kind(
             "forbidden",
@@ -158,6 +160,9 @@ DOMAIN_KINDS: dict[type[KifuError], str] = {
     NotYourTurn: "not-your-turn",
     GameOver: "game-over",
     SeatTaken: "seat-taken",
+    NotInTournament: "not-found",
+    InvalidCommand: "invalid-request",
+    TournamentStateError: "tournament-state",
 }
 HTTP_KINDS = {
     400: "malformed-request",

@@ -125,8 +125,10 @@ from schemathesis.engine import Status, events, from_schema
 
 import tests.support.toy_game  # noqa: F401  (registers "toy")
 from adapters.embedded_redis import EmbeddedRedis
+from bootstrap import build
 from entrypoints.api import create_app
 from service.ports import NoScheduler
+from service.tournaments import TournamentService
 from tests.support.http import serving
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
@@ -140,20 +142,37 @@ SSE_MAX_SECONDS = 0.5
 # The pool's games in the order the fuzzer's dictionary offers them (it draws the first ones most):
 # a step with a secret choice in (a seat to act, a seat that is not), a finished game (game over),
 # a fresh one, then the real games.
-FUZZED_GAMES = ("committed", "finished", "active", "timed", "san-ban", "nin-nal", "kiri-ai", "bot", "open")
+FUZZED_GAMES = (
+    "committed",
+    "finished",
+    "active",
+    "timed",
+    "san-ban",
+    "nin-nal",
+    "kiri-ai",
+    "san-ni-ichi",
+    "front-line",
+    "bot",
+    "open",
+)
+# The pool's tournaments, likewise: not started (organiser commands apply), running, over.
+FUZZED_TOURNAMENTS = ("created", "running", "finished")
 PLAY_OPERATIONS = ["createGame", "joinSeat", "getGame", "getLegalActions", "takeAction", "replayStep"]
 
 # 422 answers the contract gives to schema-valid requests, because the rules or the game's state
 # decide (problem type -> the operations that answer it so). positive_data_acceptance accepts 422;
 # `refused_by_the_rules_not_the_schema` then accepts only these.
 RULE_LEVEL_422 = {
-    "/problems/unknown-game": {"createGame"},  # a game id the catalogue does not have
-    "/problems/invalid-game-settings": {"createGame"},  # players, options or deal the game refuses
+    "/problems/unknown-game": {"createGame", "createTournament"},  # a game id the catalogue does not have
+    # players, options or deal the game refuses; entrants, table size, scoring or rounds the event refuses
+    "/problems/invalid-game-settings": {"createGame", "createTournament"},
     "/problems/illegal-action": {"takeAction"},  # an action the rules refuse
-    "/problems/idempotency-key-reused": {"createGame", "takeAction", "joinSeat"},  # a key for another request
-    "/problems/invalid-request": {"replayStep"},  # a step beyond the game's last, a seat it has not
+    # a key used before for another request
+    "/problems/idempotency-key-reused": {"createGame", "takeAction", "joinSeat", "createTournament"},
+    "/problems/invalid-request": {"replayStep", "forfeitGame"},  # beyond the game: a step, a seat
 }
-REPLAY_BEYOND_THE_GAME = {"step", "as"}
+# the fields an `invalid-request` 422 may name where the game's state judges them
+BEYOND_THE_GAME = {"replayStep": {"step", "as"}, "forfeitGame": {"seat"}}
 POSITIVE_DATA_STATUSES = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 
@@ -173,7 +192,7 @@ def refused_by_the_rules_not_the_schema(ctx: schemathesis.CheckContext, response
     kind = problem.get("type")
     allowed = operation_id(case) in RULE_LEVEL_422.get(kind, set())
     if allowed and kind == "/problems/invalid-request":
-        allowed = bool(problem.get("errors")) and set(problem["errors"]) <= REPLAY_BEYOND_THE_GAME
+        allowed = bool(problem.get("errors")) and set(problem["errors"]) <= BEYOND_THE_GAME[operation_id(case)]
     if not allowed:
         raise AssertionError(f"A schema-valid request was refused as invalid: {problem}")
     return True
@@ -210,11 +229,13 @@ class Seats:
     """Seat tokens from creation and join answers, keyed by game id, and each game's ``to_act``."""
 
     tokens: dict[str, dict[int, str]] = field(default_factory=dict)
+    organisers: dict[str, str] = field(default_factory=dict)  # tournament id -> its organiser's token
     to_act: dict[str, list[int]] = field(default_factory=dict)
     statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     # operation id -> the game id the config fixes for it (the coverage phase signs a case before
     # the fixed id replaces the generated one, so the provider looks the game up here first)
     fixed: dict[str, str] = field(default_factory=dict)
+    fixed_tournaments: dict[str, str] = field(default_factory=dict)  # the same for tournament ids
 
     def learn(self, case: Case, response: Response) -> None:
         """The ``after_call`` hook: count the answer; keep what it says about seats."""
@@ -230,6 +251,8 @@ class Seats:
             return
         if operation == "createGame":
             self.remember(body)
+        elif operation == "createTournament" and body.get("organiser_token"):
+            self.organisers[body["id"]] = body["organiser_token"]
         elif operation == "joinSeat" and body.get("token"):
             self.tokens.setdefault(body["id"], {})[body["seat"]] = body["token"]
         elif isinstance(body.get("to_act"), list) and case.path_parameters and "id" in case.path_parameters:
@@ -241,7 +264,11 @@ class Seats:
         self.to_act[created["id"]] = list(created["to_act"])
 
     def token_for(self, case: Case) -> str | None:
-        """A token of the case's game: a seat to act, or for about one case in four another seat."""
+        """A token of the case's game: a seat to act, or for about one case in four another seat;
+        for a tournament's operations, its organiser's."""
+        if "tid" in (case.path_parameters or {}) or operation_id(case) in self.fixed_tournaments:
+            tid = self.fixed_tournaments.get(operation_id(case)) or str((case.path_parameters or {})["tid"])
+            return self.organisers.get(tid)
         game_id = self.fixed.get(operation_id(case)) or str((case.path_parameters or {}).get("id"))
         tokens = self.tokens.get(game_id)
         if not tokens:
@@ -263,6 +290,7 @@ class Seats:
 class Live:
     url: str
     games: dict[str, str]  # role -> game id
+    tournaments: dict[str, str]  # role -> tournament id; "game": a running game of "running"
     tickets: dict[str, str]  # "game": a seat's ticket for a game stream; "player": a player stream's
     seats: Seats
 
@@ -304,6 +332,8 @@ def _pool(url: str, seats: Seats) -> tuple[dict[str, str], dict[str, str]]:
     san_ban, _ = create({"game": "san-ban", "players": two, "options": {"mode": "standard"}})
     nin_nal, _ = create({"game": "nin-nal", "players": [*two, {"name": "cy"}]})
     kiri_ai, _ = create({"game": "kiri-ai", "players": two})
+    san_ni_ichi, _ = create({"game": "san-ni-ichi", "players": [*two, {"name": "cy"}]})
+    front_line, _ = create({"game": "front-line", "players": two, "options": {"jokers": True}})
     with_bot, _ = create({"game": "san-ban", "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}]})
     games = {
         "active": active,
@@ -314,9 +344,44 @@ def _pool(url: str, seats: Seats) -> tuple[dict[str, str], dict[str, str]]:
         "san-ban": san_ban,
         "nin-nal": nin_nal,
         "kiri-ai": kiri_ai,
+        "san-ni-ichi": san_ni_ichi,
+        "front-line": front_line,
         "bot": with_bot,
     }
     return games, {"game": game_ticket, "player": player_ticket}
+
+
+def _tournaments(url: str, seats: Seats, runner: TournamentService) -> dict[str, str]:
+    """Toy tournaments of two humans: one not started, one running (its game under way), one over."""
+    two = [{"name": "ann"}, {"name": "bob"}]
+
+    def create(fmt: str) -> tuple[str, dict[int, str]]:
+        made = _post(url, "/v1/tournaments", {"game": "toy", "entrants": two, "format": fmt})
+        seats.organisers[made["id"]] = made["organiser_token"]
+        return made["id"], {e["entrant"]: e["token"] for e in made["entrants"]}
+
+    def start(tid: str) -> str:
+        r = requests.post(f"{url}/v1/tournaments/{tid}/start", headers=_bearer(seats.organisers[tid]), timeout=TIMEOUT)
+        assert r.status_code == 200, r.text
+        runner.advance(tid)
+        game: str = requests.get(f"{url}/v1/tournaments/{tid}", timeout=TIMEOUT).json()["tables"][0]["game"]
+        return game
+
+    created, _ = create("swiss")
+    running, _ = create("swiss")
+    running_game = start(running)
+    finished, tokens = create("round-robin")
+    game = start(finished)
+    for _round in range(3):
+        _post(url, f"/v1/games/{game}/actions", {"action": {"type": "pick", "n": 2}}, tokens[0])
+        _post(url, f"/v1/games/{game}/actions", {"action": {"type": "pick", "n": 1}}, tokens[1])
+        _post(url, f"/v1/games/{game}/actions", {"action": {"type": "ack"}}, tokens[1])
+    runner.advance(finished)
+    return {"created": created, "running": running, "finished": finished, "game": running_game}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture(scope="module")
@@ -335,7 +400,8 @@ def live(redis_server: EmbeddedRedis) -> Iterator[Live]:
     seats = Seats()
     with serving(app) as url:
         games, tickets = _pool(url, seats)
-        yield Live(url, games, tickets, seats)
+        tournaments = _tournaments(url, seats, build(client, scheduler=NoScheduler()).tournaments)
+        yield Live(url, games, tournaments, tickets, seats)
     client.flushall()  # hundreds of games: none of them is another test's business
     client.close()
 
@@ -365,22 +431,47 @@ def coverage_games(live: Live) -> dict[str, str]:
     }
 
 
+def coverage_tournaments(live: Live) -> dict[str, str]:
+    """The coverage phase's tournament per operation."""
+    t = live.tournaments
+    return {
+        "getTournament": t["running"],
+        "startTournament": t["created"],  # starts it (later cases: 409)
+        "pauseTournament": t["running"],
+        "resumeTournament": t["running"],
+        "withdrawEntrant": t["created"],
+        "forfeitGame": t["running"],
+        "getStandings": t["finished"],
+        "listTournamentGames": t["finished"],
+        "listTournamentEvents": t["finished"],
+        "streamTournamentEvents": t["finished"],  # a finished tournament's stream ends at once
+        "getTournamentRecord": t["finished"],
+        "auditTournament": t["running"],  # details withheld while it runs
+    }
+
+
 def _operations(live: Live, phase: str) -> list[dict[str, Any]]:
     """Per-operation config: the coverage phase's fixed ids; the streams' ids, tickets and budget in fuzzing."""
     if phase == "coverage":
-        return [
-            {"include-operation-id": op, "parameters": {"path.id": game}} for op, game in coverage_games(live).items()
+        games = [{"include-operation-id": op, "parameters": {"path.id": g}} for op, g in coverage_games(live).items()]
+        game = {"path.game_id": live.tournaments["game"], "path.entrant": 1}
+        events = [
+            {"include-operation-id": op, "parameters": {"path.tid": tid, **game}}
+            for op, tid in coverage_tournaments(live).items()
         ]
+        return games + events
     if phase == "fuzzing":
         game_stream = {
             "path.id": {"dictionary": "streams", "probability": 0.9},
             "query.ticket": {"dictionary": "game-tickets", "probability": 0.5},
         }
         player_stream = {"query.ticket": {"dictionary": "player-tickets", "probability": 0.8}}
+        tournament_stream = {"path.tid": {"dictionary": "tournaments", "probability": 0.9}}
         few = {"max-examples": STREAM_EXAMPLES}
         return [
             {"include-operation-id": "streamEvents", "parameters": game_stream, "generation": few},
             {"include-operation-id": "playerStream", "parameters": player_stream, "generation": few},
+            {"include-operation-id": "streamTournamentEvents", "parameters": tournament_stream, "generation": few},
         ]
     return []
 
@@ -414,6 +505,8 @@ def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 
             "request-timeout": TIMEOUT,
             "dictionaries": {
                 "games": {"values": [live.games[role] for role in FUZZED_GAMES]},
+                "tournaments": {"values": [live.tournaments[role] for role in FUZZED_TOURNAMENTS]},
+                "tournament-games": {"values": [live.tournaments["game"]]},
                 "streams": {"values": [live.games["finished"], live.games["active"]]},
                 "slugs": {"values": _problem_slugs()},
                 "game-tickets": {"values": [live.tickets["game"]]},
@@ -421,6 +514,8 @@ def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 
             },
             "parameters": {
                 "path.id": {"dictionary": "games", "probability": 0.9},
+                "path.tid": {"dictionary": "tournaments", "probability": 0.9},
+                "path.game_id": {"dictionary": "tournament-games", "probability": 0.8},
                 "path.slug": {"dictionary": "slugs", "probability": 0.7},
             },
             "operations": [entry for phase in phases for entry in _operations(live, phase)],
@@ -429,6 +524,7 @@ def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 
     schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
     seats = live.seats
     seats.fixed = coverage_games(live) if "coverage" in phases else {}
+    seats.fixed_tournaments = coverage_tournaments(live) if "coverage" in phases else {}
 
     @schema.auth(refresh_interval=None)
     class SeatToken:
@@ -466,6 +562,8 @@ SETUPS: tuple[dict[str, Any], ...] = (
     {"game": "san-ban", "players": [{"name": "ann"}, {"name": "bob"}], "options": {"mode": "standard"}},
     {"game": "nin-nal", "players": [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}]},
     {"game": "kiri-ai", "players": [{"name": "ann"}, {"name": "bob"}]},
+    {"game": "san-ni-ichi", "players": [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}, {"name": "di"}]},
+    {"game": "front-line", "players": [{"name": "ann"}, {"name": "bob"}], "options": {"jokers": True}},
 )
 
 
