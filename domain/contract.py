@@ -33,6 +33,8 @@ A game is an object (usually the module's single ``RULES`` instance) with:
   decides (an automatic discard, a damage phase, the next round), or ``[]``
   when a seat must act; the engine runs it after every ``decide`` and
   ``resolve`` until someone must act or the game is over;
+* ``teams(state) -> list[list[int]] | None`` (optional): the teams of a game
+  played in teams (a resignation then loses for the resigner's whole team);
 * ``view(state, viewer, reveal_all) -> dict``: the game-specific ``state`` of the
   API view for a seat (or ``None``, a spectator); ``reveal_all`` once the game
   is over (everything is public then);
@@ -42,6 +44,7 @@ A game is an object (usually the module's single ``RULES`` instance) with:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -68,6 +71,14 @@ class Pending:
 
 
 JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+
+
+def as_json(value: Any) -> str:
+    """``value`` as a client wrote it (``true``, ``"gamer"``), for messages."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 @dataclass(frozen=True)
@@ -106,17 +117,18 @@ class Option:
     def validate(self, name: str, value: Any, n_seats: int | None = None) -> Any:
         """Return ``value`` if acceptable (for ``n_seats`` players, when given), else raise ``InvalidOptions``."""
         if self.choices is not None and not any(value == c and type(value) is type(c) for c in self.choices):
-            allowed = ", ".join(map(str, self.choices))
-            raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {value!r}", ("options", name))
+            allowed = ", ".join(map(as_json, self.choices))
+            raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {as_json(value)}", ("options", name))
         if self.check is not None:
             problem = self.check(value)
             if problem:
                 raise InvalidOptions(f"option {name!r}: {problem}", ("options", name))
         counts = next((c for v, c in (self.players or {}).items() if v == value and type(v) is type(value)), None)
         if n_seats is not None and counts is not None and n_seats not in counts:
-            allowed = " or ".join(map(str, counts))
+            *most, last = map(str, counts)
+            allowed = f"{', '.join(most)} or {last}" if most else last
             raise InvalidOptions(
-                f"option {name!r} = {value!r} needs {allowed} players, not {n_seats}", ("options", name)
+                f"option {name!r} = {as_json(value)} needs {allowed} players, not {n_seats}", ("options", name)
             )
         return value
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
 from domain.contract import Game, Option, Pending, changed, result_from_scores
-from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn, SeatTaken
+from domain.errors import GameOver, IllegalAction, InvalidOptions, NoSuchSeat, NotYourTurn, SeatTaken
 from domain.events import HIDDEN, Event
 from domain.registry import get_game
 from domain.rng import SeededRandom, seed_hash
@@ -340,8 +340,11 @@ def step(
 def _resign(table: Table, seat: int, action: Mapping[str, Any], by: str | None = None) -> list[Event]:
     """``{"type": "resign"}``: allowed to any seated player at any time while the game runs.
 
-    The game ends at once: the resigning seat is ranked last, every other seat
-    shares first place (the game is not played out), and the result says so.
+    The game ends at once: the resigning seat (with its team, in a game played in
+    teams: the game's optional ``teams(state)``) is ranked last, every other seat
+    shares first place (the game is not played out). A resignation's ``scores``
+    are 1 for a winner and 0 for a loser, whatever the game's own scoring; the
+    result says ``reason: resignation`` and who ``resigned``.
     """
     if table.finished:
         raise GameOver("the game is over; no more actions are accepted")
@@ -349,8 +352,12 @@ def _resign(table: Table, seat: int, action: Mapping[str, Any], by: str | None =
         raise NotYourTurn(f"there is no seat {seat}")
     if set(action) != {"type"}:
         raise IllegalAction('a resignation is exactly {"type": "resign"}')
-    scores = [0 if s.seat == seat else 1 for s in table.seats]
-    result = result_from_scores(scores, reason="resignation", resigned=seat)
+    teams_of = getattr(table.game, "teams", None)
+    teams = teams_of(table.state) if teams_of is not None else None
+    losers = next((set(t) for t in teams or () if seat in t), {seat})
+    scores = [0 if s.seat in losers else 1 for s in table.seats]
+    extra = {"teams": teams} if teams else {}
+    result = result_from_scores(scores, reason="resignation", resigned=seat, **extra)
     taken = {"seat": seat, "action": {"type": RESIGN}, **({"by": by} if by else {})}
     return [Event(ACTION_TAKEN, taken), Event(GAME_ENDED, {"result": result})]
 
@@ -360,7 +367,7 @@ def join(table: Table, seat: int, name: str) -> list[Event]:
     if table.finished:
         raise GameOver("the game is over; its seats cannot be joined")
     if not 0 <= seat < len(table.seats):
-        raise SeatTaken(f"there is no seat {seat}")
+        raise NoSuchSeat(f"there is no seat {seat} (the game has seats 0-{len(table.seats) - 1})")
     if not table.seats[seat].open:
         raise SeatTaken(f"seat {seat} is not open: it has a player already")
     return [Event(SEAT_JOINED, {"seat": seat, "name": name})]

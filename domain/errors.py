@@ -36,5 +36,9 @@ class UnknownGame(KifuError):
     """No game is registered under that id."""
 
 
+class NoSuchSeat(KifuError):
+    """The seat named is not one of the game's."""
+
+
 class SeatTaken(KifuError):
     """The seat cannot be joined: it is not open (it has a player or a bot already)."""

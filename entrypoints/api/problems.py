@@ -21,7 +21,16 @@ from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from domain.errors import GameOver, IllegalAction, InvalidOptions, KifuError, NotYourTurn, SeatTaken, UnknownGame
+from domain.errors import (
+    GameOver,
+    IllegalAction,
+    InvalidOptions,
+    KifuError,
+    NoSuchSeat,
+    NotYourTurn,
+    SeatTaken,
+    UnknownGame,
+)
 from domain.tournament.commands import InvalidCommand, NotInTournament, TournamentStateError
 from service.errors import Conflict, ServiceError
 
@@ -160,6 +169,7 @@ DOMAIN_KINDS: dict[type[KifuError], str] = {
     NotYourTurn: "not-your-turn",
     GameOver: "game-over",
     SeatTaken: "seat-taken",
+    NoSuchSeat: "not-found",
     NotInTournament: "not-found",
     InvalidCommand: "invalid-request",
     TournamentStateError: "tournament-state",

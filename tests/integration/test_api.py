@@ -322,6 +322,8 @@ def test_an_open_seat_is_joined_once_and_its_token_is_shown_once(client: FlaskCl
     assert client.post(f"/v1/games/{gid}/seats/0/join", json={"name": "eve"}).status_code == 409
     assert client.post(f"/v1/games/{gid}/seats/1/join", json={"name": ""}).status_code == 422
     assert client.post("/v1/games/nope/seats/1/join", json={"name": "eve"}).status_code == 404
+    missing = client.post(f"/v1/games/{gid}/seats/7/join", json={"name": "eve"})
+    assert missing.status_code == 404 and missing.json["type"] == "/problems/not-found", missing.json
     bob = {"Authorization": f"Bearer {joined.json['token']}"}
     view = client.get(f"/v1/games/{gid}", headers=bob).json
     assert view["you"] == 1 and view["seats"][1] == {"seat": 1, "name": "bob", "bot": None}

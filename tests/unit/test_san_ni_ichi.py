@@ -925,3 +925,11 @@ def test_greedy_puts_a_high_card_on_an_opponent() -> None:
     play.discard(0)
     action = RULES.bots["greedy"](play.state, 3, random.Random(1))
     assert action == {"type": "play", "target": 0}  # water-6 beats fire-1: seat 0 takes 7
+
+
+def test_a_resignation_in_team_play_loses_for_the_whole_team() -> None:
+    game = Play(4, options={"teams": True})
+    game.act(1, {"type": "resign"})
+    result = game.table.result
+    assert result is not None and result["reason"] == "resignation" and result["resigned"] == 1
+    assert result["ranks"] == [1, 3, 1, 3] and result["winners"] == [0, 2] and result["teams"] == [[0, 2], [1, 3]]

@@ -125,6 +125,10 @@ class SanNiIchi:
         """``select``, ``attack``, ``smoke`` or ``over`` (``deal`` before setup)."""
         return state.phase
 
+    def teams(self, state: State) -> list[list[int]] | None:
+        """The teams in team play (a resignation loses for the whole team), else None."""
+        return state.team_list()
+
     def outcome(self, state: State) -> dict[str, Any] | None:
         """Lowest score first (team totals in team play); None until over."""
         if state.phase != OVER:
