@@ -1,0 +1,75 @@
+"""A bot-only tournament through a running server, then its archive verified on one core.
+
+    python -m bench.tournament --url http://127.0.0.1:8000 --entrants 64 --rounds 6
+    python -m bench.tournament --archive archive.json
+
+The first form creates a swiss of greedy and random San Ban bots, starts it,
+waits until the server's workers have played it out, saves the archive
+(``--save``) and times ``verify_archive`` on it; the second only verifies a
+saved archive. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import requests
+
+from domain.tournament.archive import verify_archive
+
+
+def run(url: str, entrants: int, rounds: int, game: str) -> tuple[dict[str, Any], float]:
+    """Create, start and wait for a bot swiss; its archive and the seconds from start to finish."""
+    people = [{"name": f"bot{i}", "bot": "greedy" if i % 2 else "random"} for i in range(entrants)]
+    body: dict[str, Any] = {"game": game, "entrants": people, "format": "swiss", "rounds": rounds}
+    made = requests.post(f"{url}/v1/tournaments", json=body, timeout=30).json()
+    tid, headers = made["id"], {"Authorization": f"Bearer {made['organiser_token']}"}
+    began = time.perf_counter()
+    requests.post(f"{url}/v1/tournaments/{tid}/start", headers=headers, timeout=30).raise_for_status()
+    while (view := requests.get(f"{url}/v1/tournaments/{tid}", timeout=30).json())["status"] != "finished":
+        time.sleep(0.2)  # a benchmark polling a running server, not a test waiting on timing
+    took = time.perf_counter() - began
+    print(f"tournament {tid}: {entrants} entrants x {view['round']} rounds of {game} in {took:.1f} s")
+    archive: dict[str, Any] = requests.get(f"{url}/v1/tournaments/{tid}/record", timeout=300).json()
+    return archive, took
+
+
+def verify(archive: dict[str, Any]) -> None:
+    began_wall, began_cpu = time.perf_counter(), time.process_time()
+    report = verify_archive(archive)
+    wall, cpu = time.perf_counter() - began_wall, time.process_time() - began_cpu
+    games = len(archive["games"])
+    events = sum(len(g["events"]) for g in archive["games"])
+    print(
+        f"verify_archive: {games} games ({events} game events): {wall:.2f} s wall, {cpu:.2f} s CPU "
+        f"({1000 * cpu / max(games, 1):.2f} ms per game); verified={report['verified']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="a running server (make run)")
+    parser.add_argument("--entrants", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--game", default="san-ban")
+    parser.add_argument("--save", help="write the archive to this file")
+    parser.add_argument("--archive", help="verify this saved archive instead of running a tournament")
+    args = parser.parse_args()
+    if args.archive:
+        with open(args.archive) as f:
+            verify(json.load(f))
+        return
+    if not args.url:
+        parser.error("give --url of a running server, or --archive")
+    archive, _took = run(args.url, args.entrants, args.rounds, args.game)
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(archive, f)
+    verify(archive)
+
+
+if __name__ == "__main__":
+    main()
