@@ -7,7 +7,7 @@ import pytest
 import tests.support.toy_game  # noqa: F401  (registers "toy")
 from domain import engine
 from domain.engine import Seat
-from domain.errors import GameOver, IllegalAction, InvalidOptions, NotYourTurn, SeatTaken
+from domain.errors import GameOver, IllegalAction, InvalidOptions, NoSuchSeat, NotYourTurn, SeatTaken
 
 SEATS = [Seat(0, "ann"), Seat(1, "bob")]
 
@@ -139,7 +139,7 @@ def test_an_open_seat_is_joined_once_and_replays() -> None:
         engine.join(table, 1, "cy")
     with pytest.raises(SeatTaken):
         engine.join(table, 0, "cy")
-    with pytest.raises(SeatTaken):
+    with pytest.raises(NoSuchSeat):
         engine.join(table, 5, "cy")
     assert engine.replay([*events, *joined]) == table
 

@@ -101,7 +101,7 @@ def test_registered_with_its_options() -> None:
     [
         ({"mode": "expert"}, "must be one of"),
         ({"first": 2}, "must be one of"),
-        ({"first": True}, "got True"),
+        ({"first": True}, "got true"),
         ({"tier": 6}, "must be one of"),
         ({"tier": 2.0}, "got 2.0"),
         ({"decks": [["sb-001"] * 5]}, "list of 2 decks"),
