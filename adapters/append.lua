@@ -1,22 +1,29 @@
 -- Conditional append of one command's events to a game's stream.
--- KEYS: 1 log stream, 2 head hash, 3 partition feed stream, 4 idempotency record, 5 meta hash
+-- KEYS: 1 log stream, 2 head hash, 3 partition feed stream, 4 idempotency record, 5 meta hash,
+--       6 the partition's due set (the outbox of bot turns, move timeouts and tournament steps)
 -- ARGV: 1 expected version, 2 expected head hash, 3 game id, 4 use idempotency ("1"/"0"),
 --       5 idempotency record value, 6 idempotency ttl seconds, 7 new head hash,
 --       8 number of meta pairs M, 9 number of events N,
+--       10 when the game next needs a job, in ms since the epoch ("" keep, "-" none),
 --       then M field/value pairs for the meta hash, then N event envelopes (JSON).
 -- Returns {"ok", new_version} | {"conflict", current_version} | {"duplicate", record}.
 -- Everything is validated before the first write (Lua scripts do not roll back).
 local expected = tonumber(ARGV[1])
 local meta_pairs = tonumber(ARGV[8])
 local n_events = tonumber(ARGV[9])
+local due = ARGV[10]
+local first_event = 10 + 2 * meta_pairs
 if expected == nil or meta_pairs == nil or n_events == nil or n_events < 1 then
   return redis.error_reply("ERR kifu append: bad numeric argument")
 end
-if #ARGV ~= 9 + 2 * meta_pairs + n_events then
+if due == nil or (due ~= "" and due ~= "-" and tonumber(due) == nil) then
+  return redis.error_reply("ERR kifu append: bad due time")
+end
+if #ARGV ~= first_event + n_events then
   return redis.error_reply("ERR kifu append: wrong number of arguments")
 end
 for i = 1, n_events do
-  if string.len(ARGV[9 + 2 * meta_pairs + i]) == 0 then
+  if string.len(ARGV[first_event + i]) == 0 then
     return redis.error_reply("ERR kifu append: empty event")
   end
 end
@@ -30,11 +37,16 @@ if current ~= expected or head ~= ARGV[2] then
   return {"conflict", tostring(current)}
 end
 for i = 1, n_events do
-  redis.call("XADD", KEYS[1], tostring(current + i) .. "-0", "e", ARGV[9 + 2 * meta_pairs + i])
+  redis.call("XADD", KEYS[1], tostring(current + i) .. "-0", "e", ARGV[first_event + i])
 end
 redis.call("HSET", KEYS[2], "version", tostring(current + n_events), "hash", ARGV[7])
 for i = 1, meta_pairs do
-  redis.call("HSET", KEYS[5], ARGV[9 + 2 * i - 1], ARGV[9 + 2 * i])
+  redis.call("HSET", KEYS[5], ARGV[10 + 2 * i - 1], ARGV[10 + 2 * i])
+end
+if due == "-" then
+  redis.call("ZREM", KEYS[6], ARGV[3])
+elseif due ~= "" then
+  redis.call("ZADD", KEYS[6], tonumber(due), ARGV[3])
 end
 redis.call("XADD", KEYS[3], "*", "g", ARGV[3], "from", tostring(current + 1), "to", tostring(current + n_events))
 if ARGV[4] == "1" then

@@ -11,7 +11,12 @@ script runs unchanged on Redis Cluster:
   end, seat-token hashes, bot provenance;
 * ``kifu:{pN}:idem:<id>:<key>`` - idempotency records;
 * ``kifu:{pN}:feed`` - one entry per appended command ``{g, from, to}``,
-  read by the projectors through a consumer group.
+  read by the projectors through a consumer group;
+* ``kifu:{pN}:due`` - the outbox: game (or tournament) id -> when it next needs
+  a job (a bot's turn, a move timeout, a tournament step), in ms since the
+  epoch. The append script writes it with the events, so a crash between an
+  append and the enqueue of its job loses nothing: the sweeper
+  (``entrypoints.sweeper``) enqueues what is overdue.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import orjson
 import redis
 
 from domain.record import GENESIS
-from service.ports import DuplicateCommand, Head, VersionConflict
+from service.ports import Due, DuplicateCommand, Head, Keep, VersionConflict
+
+KEEP = Keep.KEEP
 
 APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
 DEFAULT_PARTITIONS = 16
@@ -64,6 +71,9 @@ class EventStore:
     def feed_key(self, partition: int) -> str:
         return f"{self.prefix}:{{p{partition}}}:feed"
 
+    def due_key(self, partition: int) -> str:
+        return f"{self.prefix}:{{p{partition}}}:due"
+
     def append(
         self,
         game_id: str,
@@ -72,8 +82,10 @@ class EventStore:
         expected_hash: str,
         idempotency: tuple[str, Mapping[str, Any]] | None = None,
         meta: Mapping[str, str] | None = None,
+        due: Due = KEEP,
     ) -> int:
-        """Append a command's events atomically; return the new version.
+        """Append a command's events atomically (with when the game next needs a job: ``due`` ms,
+        ``None`` for never, ``KEEP`` to leave it); return the new version.
 
         Raises ``VersionConflict`` if the head moved and ``DuplicateCommand`` if
         the idempotency key was seen before (nothing is written in either case).
@@ -90,6 +102,7 @@ class EventStore:
             self.feed_key(self.partition(game_id)),
             self.idem_key(game_id, idem_key or "-"),
             self.meta_key(game_id),
+            self.due_key(self.partition(game_id)),
         ]
         args = [
             expected_version,
@@ -101,6 +114,7 @@ class EventStore:
             envelopes[-1]["hash"],
             len(meta_args) // 2,
             len(envelopes),
+            "" if due is KEEP else "-" if due is None else str(int(due)),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
@@ -195,6 +209,21 @@ class EventStore:
         finally:
             probe.close()
         return None
+
+    def overdue(self, now_ms: int, limit: int = 200) -> list[str]:
+        """Ids (games and tournaments) whose next job was due by ``now_ms``, across every partition."""
+        pipe = self.redis.pipeline(transaction=False)
+        for p in range(self.partitions):
+            pipe.zrangebyscore(self.due_key(p), "-inf", now_ms, start=0, num=limit)
+        return [text(member) for members in pipe.execute() for member in members]
+
+    def set_due(self, stream_id: str, due_ms: int | None) -> None:
+        """When ``stream_id`` next needs a job (None: never), outside an append (the sweeper's own note)."""
+        key = self.due_key(self.partition(stream_id))
+        if due_ms is None:
+            self.redis.zrem(key, stream_id)
+        else:
+            self.redis.zadd(key, {stream_id: due_ms})
 
     def meta(self, game_id: str) -> dict[str, str]:
         """The server-only meta hash of a game."""

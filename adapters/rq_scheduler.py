@@ -26,16 +26,12 @@ class RQScheduler:
         self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=f"bot-{game_id}-{seat}-{version}", retry=RETRY)
 
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
-        self.queue.enqueue_in(
-            timedelta(seconds=delay_s),
-            JOB,
-            game_id,
-            seat,
-            version,
-            "timeout",
-            job_id=f"timeout-{game_id}-{seat}-{version}",
-            retry=RETRY,
-        )
+        args = (JOB, game_id, seat, version, "timeout")
+        job_id = f"timeout-{game_id}-{seat}-{version}"
+        if delay_s <= 0:  # overdue (the sweeper asks again): now, not through the scheduler's next pass
+            self.queue.enqueue(*args, job_id=job_id, retry=RETRY)
+        else:
+            self.queue.enqueue_in(timedelta(seconds=delay_s), *args, job_id=job_id, retry=RETRY)
 
     def tournament_step(self, tournament_id: str) -> None:
         """Run the tournament's runner (idempotent: any number of these jobs may run, in any order)."""

@@ -1,4 +1,5 @@
-"""The ``kifu`` command: serve, worker, projector, run, verify, rebuild-projections, bench."""
+"""The ``kifu`` command: serve, worker, projector, sweeper, run, verify, verify-tournament,
+rebuild-projections, bench."""
 
 from __future__ import annotations
 
@@ -113,6 +114,18 @@ def projector() -> None:
         build(_redis()).projector().run(stopping)
 
 
+@main.command()
+def sweeper() -> None:
+    """Run the sweeper: ask again for bot turns, move timeouts and tournament steps whose job was lost."""
+    from bootstrap import build
+    from entrypoints import sweeper as sweeping
+
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        sweeping.run(build(_redis()), stopping)
+
+
 @main.command("rebuild-projections")
 def rebuild_projections() -> None:
     """Drop every read model and snapshot and rebuild them from the log.
@@ -196,7 +209,12 @@ def run(port: int, data: str) -> None:
     env = dict(os.environ)
     kifu = [sys.executable, "-m", "entrypoints.cli"]
     supervisor = Supervisor(
-        {"api": [*kifu, "serve", "--port", str(port)], "worker": [*kifu, "worker"], "projector": [*kifu, "projector"]},
+        {
+            "api": [*kifu, "serve", "--port", str(port)],
+            "worker": [*kifu, "worker"],
+            "projector": [*kifu, "projector"],
+            "sweeper": [*kifu, "sweeper"],
+        },
         env=env,
     )
     supervisor.start()

@@ -20,12 +20,14 @@ from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_envelope, to_event, withheld_envelope
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, IdempotencyKeyReused, InvalidRequest, Unauthorized
-from service.ports import DuplicateCommand, EventLog, Head, NoScheduler, Scheduler, VersionConflict
+from service.ports import Due, DuplicateCommand, EventLog, Head, Keep, NoScheduler, Scheduler, VersionConflict
 from service.tables import TableLoader
 
 MAX_RETRIES = 8
 TOKEN_BYTES = 32
 GAME_ID_PREFIX = "g"
+JOB_GRACE_MS = 3000  # a job asked for and not done this long after it was due is asked for again
+RETRY_MS = 5000  # after asking again, how long before the sweeper looks at the game once more
 
 
 def fresh_salt() -> str:
@@ -35,6 +37,10 @@ def fresh_salt() -> str:
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
 
 
 def rfc3339(moment: datetime) -> str:
@@ -131,11 +137,11 @@ class GameService:
         meta |= {f"tok:{digest}": str(seat) for seat, digest in known.items()}
         if placement is not None:
             meta |= {"tournament": placement.tournament["id"], **({"hold": "1"} if placement.hold else {})}
+        table = engine.replay(events)
         try:
-            self.store.append(game_id, envs, 0, GENESIS, meta=meta)
+            self.store.append(game_id, envs, 0, GENESIS, meta=meta, due=self._due(table, events))
         except VersionConflict:  # a concurrent retry with the same key created it first
             return Answer(self._creation_answer(game_id, {}), replayed=True)
-        table = engine.replay(events)
         self.tables.remember(game_id, table)
         self._schedule(game_id, table, events)
         return Answer(self._creation_answer(game_id, tokens))
@@ -256,6 +262,7 @@ class GameService:
                     head.hash,
                     idempotency=(idem_key, record) if idem_key else None,
                     meta=meta,
+                    due=self._due(new_table, events),
                 )
             except VersionConflict as conflict:
                 if expected_version is not None:
@@ -296,7 +303,7 @@ class GameService:
                 return table.sealed
             envs = self._seal(self.store.meta(game_id), head.version, head.hash, rfc3339(self.clock()))
             try:
-                self.store.append(game_id, envs, head.version, head.hash)
+                self.store.append(game_id, envs, head.version, head.hash, due=None)
             except VersionConflict:
                 continue
             self.tables.remember(game_id, engine.evolve(table, to_event(envs[0])))
@@ -330,6 +337,39 @@ class GameService:
         if all(e["type"] == engine.CHOICE_COMMITTED and e["data"]["seat"] != seat for e in since):
             return table, head
         return None
+
+    def _due(self, table: Table, events: Sequence[Event]) -> Due:
+        """When the game next needs a job, written by the append itself (the outbox the sweeper reads):
+        a bot to act (now, plus a grace for the job asked for at once), a timed human's deadline."""
+        if len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED:
+            return Keep.KEEP  # the seats to act and their clock are as before
+        if table.finished:
+            return None
+        now = _ms(self.clock())
+        if any(table.seats[s].bot for s in table.to_act):
+            return now + JOB_GRACE_MS
+        timeout = table.options.get("move_timeout_s")
+        return now + 1000 * timeout + JOB_GRACE_MS if timeout and table.to_act else None
+
+    def recover(self, game_id: str) -> None:
+        """Ask again for the jobs a game waits on (the sweeper, for an overdue outbox entry): its bots'
+        turns, its expired move timeouts; then note when to look again (never, once nothing is due).
+
+        The jobs are idempotent (the turn's version is their key), so asking twice changes nothing.
+        """
+        table, _head = self.tables.load(game_id)
+        now = _ms(self.clock())
+        asked, later = False, []
+        for seat, deadline in enumerate(self.deadlines(table)):
+            if seat in table.to_act and table.seats[seat].bot:
+                self.scheduler.bot_turn(game_id, seat, table.turn_version)
+                asked = True
+            elif deadline is not None and _ms(datetime.fromisoformat(deadline)) <= now:
+                self.scheduler.move_timeout(game_id, seat, table.turn_version, 0)
+                asked = True
+            elif deadline is not None:
+                later.append(_ms(datetime.fromisoformat(deadline)) + JOB_GRACE_MS)
+        self.store.set_due(game_id, now + RETRY_MS if asked else min(later, default=None))
 
     def _schedule(self, game_id: str, table: Table, events: Sequence[Event]) -> None:
         """Ask for bot turns and move timeouts for seats that just became to act."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from domain.engine import Table
@@ -30,6 +31,15 @@ class DuplicateCommand(Exception):
         self.record = record
 
 
+class Keep(Enum):
+    """``Keep.KEEP``: an append leaves the game's due time as it was (a secret commitment)."""
+
+    KEEP = "keep"
+
+
+Due = int | None | Keep  # when a game next needs a job: ms since the epoch, None for never, or keep
+
+
 @dataclass(frozen=True)
 class Head:
     """A game's last event number and hash (version 0: no such game)."""
@@ -49,6 +59,7 @@ class EventLog(Protocol):
         expected_hash: str,
         idempotency: tuple[str, Mapping[str, Any]] | None = None,
         meta: Mapping[str, str] | None = None,
+        due: Due = Keep.KEEP,
     ) -> int: ...
     def head(self, game_id: str) -> Head: ...
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...
@@ -59,6 +70,8 @@ class EventLog(Protocol):
     def wait_many(self, after: Mapping[str, int], block_ms: int) -> set[str]: ...
     def idempotency_record(self, game_id: str, key: str) -> dict[str, Any] | None: ...
     def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None: ...
+    def overdue(self, now_ms: int, limit: int = 200) -> list[str]: ...
+    def set_due(self, stream_id: str, due_ms: int | None) -> None: ...
 
 
 class TicketStore(Protocol):

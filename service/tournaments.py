@@ -33,7 +33,7 @@ from domain.record import GENESIS, envelopes, public_envelope, to_event, withhel
 from domain.rng import seed_hash
 from domain.tournament import commands
 from domain.tournament.archive import ARCHIVE_FORMAT, verify_archive
-from domain.tournament.model import FINISHED, Table, Tournament, evolve
+from domain.tournament.model import FINISHED, RUNNING, Table, Tournament, evolve
 from service.errors import Forbidden, IdempotencyKeyReused, ServiceError, Unauthorized
 from service.games import Answer, GameService, Placement, fresh_salt, rfc3339, token_hash, utc_now
 from service.ports import EventLog, Head, NoScheduler, Scheduler, VersionConflict
@@ -42,6 +42,7 @@ TOURNAMENT_ID_PREFIX = "t"
 ORGANISER = "organiser"
 MAX_RETRIES = 8
 MAX_STEPS = 10_000
+SWEEP_MS = 10_000  # a running tournament's runner is asked for at least this often (a safety net)
 
 
 class TournamentNotFound(ServiceError):
@@ -100,7 +101,7 @@ class TournamentService:
         if settings.get("deals") is not None:
             meta["deals"] = json.dumps(settings["deals"])
         try:
-            self._append(tid, events, Head(0, GENESIS), meta)
+            self._append(tid, None, events, Head(0, GENESIS), meta)
         except VersionConflict:
             return Answer(self._creation_answer(tid, None, {}), replayed=True)
         return Answer(self._creation_answer(tid, organiser, tokens))
@@ -148,9 +149,32 @@ class TournamentService:
         self._cache[tid] = state
         return state, head
 
-    def _append(self, tid: str, events: Sequence[Event], head: Head, meta: Mapping[str, str] | None = None) -> None:
+    def _append(
+        self,
+        tid: str,
+        before: Tournament | None,
+        events: Sequence[Event],
+        head: Head,
+        meta: Mapping[str, str] | None = None,
+    ) -> None:
+        """Append ``events``; while the tournament runs, the outbox asks the sweeper to look at it later."""
         envs = envelopes(list(events), head.version + 1, head.hash, rfc3339(self.clock()), fresh_salt)
-        self.store.append(tid, envs, head.version, head.hash, meta=meta)
+        after = before
+        for ev in events:
+            after = evolve(after, ev)
+        due = self._next_look() if after is not None and after.status == RUNNING else None
+        self.store.append(tid, envs, head.version, head.hash, meta=meta, due=due)
+
+    def _next_look(self) -> int:
+        return int(self.clock().timestamp() * 1000) + SWEEP_MS
+
+    def recover(self, tid: str) -> None:
+        """The sweeper's look at a tournament: a running one gets a runner (cheap when there is nothing
+        to do) and another look later; one not running is not looked at again."""
+        state, _head = self.load(tid)
+        if state.status == RUNNING:
+            self.scheduler.tournament_step(tid)
+        self.store.set_due(tid, self._next_look() if state.status == RUNNING else None)
 
     # -- organiser commands -----------------------------------------------------------
 
@@ -164,7 +188,7 @@ class TournamentService:
             with state_errors():
                 events = decide(state)
             try:
-                self._append(tid, events, head)
+                self._append(tid, state, events, head)
             except VersionConflict:
                 continue
             if advance:
@@ -201,7 +225,7 @@ class TournamentService:
             if not events:
                 return recorded
             try:
-                self._append(tid, events, head, meta)
+                self._append(tid, state, events, head, meta)
             except VersionConflict:
                 continue  # another runner moved it: look again
             recorded += len(events)

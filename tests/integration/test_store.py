@@ -76,11 +76,11 @@ def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
     before = store.redis.dump(store.log_key(gid))
     with pytest.raises(VersionConflict):
         store.append(gid, batch(5, first=2, prev=envs[-1]["hash"]), 1, envs[0]["hash"])
+    keys = [store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m", store.due_key(0)]
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
-        store._append(
-            keys=[store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m"],
-            args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "{}"],
-        )
+        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "", "{}"])
+    with pytest.raises(redis.ResponseError, match="bad due time"):
+        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 1, "soon", "{}"])
     assert store.redis.dump(store.log_key(gid)) == before
     assert store.head(gid).version == 2
 
