@@ -133,11 +133,16 @@ class EventStore:
 
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]:
         """The head and one meta field in a single round trip."""
+        head, (value,) = self.head_and_fields(game_id, [meta_field])
+        return head, value
+
+    def head_and_fields(self, game_id: str, meta_fields: Sequence[str]) -> tuple[Head, list[str | None]]:
+        """The head and some meta fields in a single round trip."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(self.head_key(game_id), "version", "hash")
-        pipe.hget(self.meta_key(game_id), meta_field)
-        (version, digest), value = pipe.execute()
-        return _head(version, digest), text(value) if value is not None else None
+        pipe.hmget(self.meta_key(game_id), list(meta_fields))
+        (version, digest), values = pipe.execute()
+        return _head(version, digest), [text(v) if v is not None else None for v in values]
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""

@@ -19,6 +19,7 @@ from adapters.redis_store import EventStore, text
 from domain.record import to_event
 from domain.tournament.commands import current_standings
 from domain.tournament.model import replay
+from domain.tournament.standings import for_view
 from projections.games_list import PREFIX
 
 
@@ -41,7 +42,7 @@ def apply(pipe: redis.client.Pipeline, tournament_id: str, envs: Iterable[Mappin
         "version": state.version,
         "status": state.status,
         "round": state.round,
-        "standings": json.dumps(current_standings(state)),
+        "standings": json.dumps([for_view(row) for row in current_standings(state)]),
     }
     pipe.hset(key(tournament_id), mapping=summary)  # type: ignore[arg-type]  # the stubs' value type is narrower
 

@@ -26,6 +26,7 @@ from service.tables import TableLoader
 MAX_RETRIES = 8
 TOKEN_BYTES = 32
 GAME_ID_PREFIX = "g"
+HOLD, TOURNAMENT = "hold", "tournament"  # meta fields of a tournament's game
 JOB_GRACE_MS = 3000  # a job asked for and not done this long after it was due is asked for again
 RETRY_MS = 5000  # after asking again, how long before the sweeper looks at the game once more
 
@@ -136,7 +137,7 @@ class GameService:
         meta |= {f"tok:{token_hash(token)}": str(seat) for seat, token in tokens.items()}
         meta |= {f"tok:{digest}": str(seat) for seat, digest in known.items()}
         if placement is not None:
-            meta |= {"tournament": placement.tournament["id"], **({"hold": "1"} if placement.hold else {})}
+            meta |= {TOURNAMENT: placement.tournament["id"], **({HOLD: "1"} if placement.hold else {})}
         table = engine.replay(events)
         try:
             self.store.append(game_id, envs, 0, GENESIS, meta=meta, due=self._due(table, events))
@@ -168,12 +169,23 @@ class GameService:
         if not game_id.startswith(GAME_ID_PREFIX):  # the store also holds tournaments' logs
             raise GameNotFound(f"no game {game_id!r}")
         token_field = f"tok:{token_hash(token)}" if token is not None else "-"
-        head, seat = self.store.head_and_field(game_id, token_field)
+        head, (seat, hold, tournament) = self.store.head_and_fields(game_id, [token_field, HOLD, TOURNAMENT])
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
-        if token is not None and seat is None:
+        if token is not None and seat is None and not (tournament and self._entrant_of(tournament, token)):
             raise Unauthorized("this token is not a seat of this game")
+        if hold == "1" and seat is None:
+            raise Forbidden(
+                "this game belongs to a duplicate tournament round whose deal other tables are still playing: "
+                "only its own seats may read it until the round is over"
+            )
         return Caller(int(seat) if seat is not None else None, head)
+
+    def _entrant_of(self, tournament: str, token: str) -> bool:
+        """Whether ``token`` is an entrant's (or the organiser's) of ``tournament``: in another table's
+        game of the same event it reads as a spectator, not as an unknown token."""
+        head, role = self.store.head_and_field(tournament, f"tok:{token_hash(token)}")
+        return head.version > 0 and role is not None
 
     # -- commands -----------------------------------------------------------------
 
@@ -287,7 +299,7 @@ class GameService:
         envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
             meta = self.store.meta(game_id)
-            if not meta.get("hold"):
+            if meta.get(HOLD) != "1":
                 envs += self._seal(meta, version + len(envs), envs[-1]["hash"], at)
         return envs
 
@@ -303,7 +315,7 @@ class GameService:
                 return table.sealed
             envs = self._seal(self.store.meta(game_id), head.version, head.hash, rfc3339(self.clock()))
             try:
-                self.store.append(game_id, envs, head.version, head.hash, due=None)
+                self.store.append(game_id, envs, head.version, head.hash, meta={HOLD: "0"}, due=None)
             except VersionConflict:
                 continue
             self.tables.remember(game_id, engine.evolve(table, to_event(envs[0])))
@@ -375,7 +387,7 @@ class GameService:
         """Ask for bot turns and move timeouts for seats that just became to act."""
         only_a_commitment = len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED
         if table.finished:
-            tournament = self.store.meta(game_id).get("tournament")
+            tournament = self.store.meta(game_id).get(TOURNAMENT)
             if tournament:
                 self.scheduler.tournament_step(tournament)
             return
@@ -480,6 +492,10 @@ class GameService:
                 "the hash chain can be checked, the rest once the game is over"
             )
         return rec
+
+    def held(self, game_id: str) -> bool:
+        """Whether a tournament still holds the game unsealed (its round's deal is still in play elsewhere)."""
+        return self.store.meta(game_id).get(HOLD) == "1"
 
     def full_record(self, game_id: str) -> dict[str, Any]:
         """The record with every private part and salt, even while the game runs (server-side audits only)."""

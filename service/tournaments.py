@@ -34,6 +34,7 @@ from domain.rng import seed_hash
 from domain.tournament import commands
 from domain.tournament.archive import ARCHIVE_FORMAT, verify_archive
 from domain.tournament.model import FINISHED, RUNNING, Table, Tournament, evolve
+from domain.tournament.standings import for_view
 from service.errors import Forbidden, IdempotencyKeyReused, ServiceError, Unauthorized
 from service.games import Answer, GameService, Placement, fresh_salt, rfc3339, token_hash, utc_now
 from service.ports import EventLog, Head, NoScheduler, Scheduler, VersionConflict
@@ -43,6 +44,7 @@ ORGANISER = "organiser"
 MAX_RETRIES = 8
 MAX_STEPS = 10_000
 SWEEP_MS = 10_000  # a running tournament's runner is asked for at least this often (a safety net)
+FORFEIT_REPAIR_S = 10.0  # a forfeit resignation whose game_forfeited never came is recorded by the runner
 
 
 class TournamentNotFound(ServiceError):
@@ -232,20 +234,39 @@ class TournamentService:
         return recorded
 
     def _results(self, t: Tournament) -> tuple[list[Event], dict[str, str]] | None:
-        """``game_finished`` for the first game of the round that ended but is not recorded yet."""
+        """``game_finished`` for the first game of the round that ended but is not recorded yet.
+
+        A game the organiser forfeited is recorded once its ``game_forfeited`` is (the forfeit
+        command appends it right after the resignation); if that never came (a crash in between),
+        after ``FORFEIT_REPAIR_S`` the runner records the forfeit itself, its reason unknown.
+        """
         for table in t.round_tables(t.round):
             if table.game is None or table.finished:
                 continue
             game, head = self.games.tables.load(table.game)
-            if game.result is not None:
-                ended = self._ended_hash(table.game, head)
-                return commands.game_finished(t, table.game, game.result, ended), {}
+            if game.result is None:
+                continue
+            tail = self.store.read(table.game, max(0, head.version - 3), 3)
+            ended = next(e for e in reversed(tail) if e["type"] == engine.GAME_ENDED)
+            forfeit = self._unlogged_forfeit(table, tail)
+            if forfeit is not None and self._recent(ended["at"]):
+                continue
+            events = commands.forfeited(t, table.game, forfeit, None) if forfeit is not None else []
+            return [*events, *commands.game_finished(t, table.game, game.result, ended["hash"])], {}
         return None
 
-    def _ended_hash(self, game_id: str, head: Head) -> str:
-        tail = self.store.read(game_id, max(0, head.version - 2), 2)
-        ended: str = next(e["hash"] for e in reversed(tail) if e["type"] == engine.GAME_ENDED)
-        return ended
+    @staticmethod
+    def _unlogged_forfeit(table: Table, tail: Sequence[Mapping[str, Any]]) -> int | None:
+        """The seat a game's resignation ``by: forfeit`` gave up, when the tournament's log lacks it."""
+        taken = next((e for e in reversed(tail) if e["type"] == engine.ACTION_TAKEN), None)
+        if table.forfeit is not None or taken is None or taken["data"].get("by") != "forfeit":
+            return None
+        seat: int = taken["data"]["seat"]
+        return seat
+
+    def _recent(self, at: str) -> bool:
+        age = self.clock() - datetime.fromisoformat(at.replace("Z", "+00:00"))
+        return age.total_seconds() < FORFEIT_REPAIR_S
 
     def _next(self, t: Tournament) -> tuple[list[Event], dict[str, str]]:
         step = commands.next_step(t)
@@ -331,7 +352,7 @@ class TournamentService:
             "tables": [_table_view(tb) for tb in t.round_tables(t.round)],
             "byes": list(t.byes.get(t.round, ())),
             "deal": t.deals.get(t.round),
-            "standings": list(t.standings) if t.standings is not None else None,
+            "standings": [for_view(row) for row in t.standings] if t.standings is not None else None,
         }
 
     def games_page(self, tid: str, limit: int, cursor: str | None) -> dict[str, Any]:
@@ -367,10 +388,19 @@ class TournamentService:
         """
         t, head = self.load(tid)
         envs = list(self.store.read_all(tid))
-        if t.status != FINISHED:
+        complete = t.status == FINISHED
+        if not complete:
             envs = [withheld_envelope(e) for e in envs]
-        games = [self.games.record(tb.game) for tb in t.tables if tb.game is not None]
-        return {"format": ARCHIVE_FORMAT, "tournament": {"id": tid, "head": head.hash, "events": envs}, "games": games}
+        started = [tb.game for tb in t.tables if tb.game is not None]
+        games = [self.games.record(g) for g in started if complete or not self.games.held(g)]
+        log = {"id": tid, "head": head.hash, "events": envs}
+        archive = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log, "games": games}
+        if not complete:
+            archive["note"] = (
+                "the tournament is in progress: its hidden parts are withheld, and so are the games of a duplicate "
+                "round still in play; fetch the archive again once it is over"
+            )
+        return archive
 
     def audit(self, tid: str) -> dict[str, Any]:
         """Verify the stored tournament and its games server-side (it sees everything; while the
@@ -378,11 +408,8 @@ class TournamentService:
         t, head = self.load(tid)
         envs = list(self.store.read_all(tid))
         games = [self.games.full_record(tb.game) for tb in t.tables if tb.game is not None]
-        archive = {
-            "format": ARCHIVE_FORMAT,
-            "tournament": {"id": tid, "head": head.hash, "events": envs},
-            "games": games,
-        }
+        log = {"id": tid, "head": head.hash, "events": envs}
+        archive = {"format": ARCHIVE_FORMAT, "complete": t.status == FINISHED, "tournament": log, "games": games}
         report = verify_archive(archive, unfinished_ok=True)
         if t.status != FINISHED:
             for check in report["checks"]:

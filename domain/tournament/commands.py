@@ -37,10 +37,11 @@ from domain.tournament.model import (
     Table,
     Tournament,
 )
-from domain.tournament.standings import Played, ranking, standings
+from domain.tournament.standings import Played, for_log, ranking, standings
 
 MAX_ENTRANTS = 1024
 MAX_ROUNDS = 200
+MAX_POINTS = 1_000_000
 
 
 class TournamentStateError(KifuError):
@@ -66,7 +67,7 @@ def create(
     fmt: str,
     rounds: int | None = None,
     table_size: int | None = None,
-    scoring: Sequence[float] | None = None,
+    scoring: Sequence[int] | None = None,
     deals: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Event]:
     """``tournament_created``, after checking every setting (``InvalidOptions`` names the field)."""
@@ -109,7 +110,18 @@ def _entrants(rules: Any, entrants: Sequence[Mapping[str, Any]], fmt: str, size:
 
 def _rounds(fmt: str, n: int, size: int, rounds: int | None) -> int:
     if fmt == "round-robin":
-        most = len(pairing.round_robin(list(range(n)), size))
+        tables = pairing.tables_to_play(n, size)
+        if tables > pairing.MAX_SCHEDULE_TABLES:
+            raise InvalidOptions(
+                f"a round-robin of {n} entrants at tables of {size} plays {tables} tables, more than "
+                f"{pairing.MAX_SCHEDULE_TABLES}: take fewer entrants, smaller tables, or a swiss",
+                ("entrants",),
+            )
+        most = len(pairing.round_robin(tuple(range(n)), size))
+        if most > MAX_ROUNDS and rounds is None:
+            raise InvalidOptions(
+                f"a round-robin of {n} entrants has {most} rounds; give rounds, 1-{MAX_ROUNDS}", ("rounds",)
+            )
         if rounds is not None and not 1 <= rounds <= most:
             raise InvalidOptions(
                 f"a round-robin of {n} entrants has {most} rounds; rounds must be 1-{most}", ("rounds",)
@@ -121,14 +133,15 @@ def _rounds(fmt: str, n: int, size: int, rounds: int | None) -> int:
     return rounds if rounds is not None else default
 
 
-def _scoring(scoring: Sequence[float] | None, size: int) -> list[float]:
+def _scoring(scoring: Sequence[int] | None, size: int) -> list[int]:
     if scoring is None:
         return list(range(size - 1, -1, -1))
     if len(scoring) != size:
         raise InvalidOptions(f"scoring gives the points of each of the {size} places", ("scoring",))
-    if any(not math.isfinite(p) or p < 0 for p in scoring) or list(scoring) != sorted(scoring, reverse=True):
+    whole = all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= MAX_POINTS for p in scoring)
+    if not whole or list(scoring) != sorted(scoring, reverse=True):
         raise InvalidOptions(
-            "scoring must be finite, non-negative and never rise from one place to the next", ("scoring",)
+            f"scoring is whole numbers 0-{MAX_POINTS} that never rise from a place to the next", ("scoring",)
         )
     return list(scoring)
 
@@ -191,7 +204,7 @@ def check_forfeit(t: Tournament, game_id: str, seat: int) -> Table:
     return table
 
 
-def forfeited(t: Tournament, game_id: str, seat: int, reason: str) -> list[Event]:
+def forfeited(t: Tournament, game_id: str, seat: int, reason: str | None) -> list[Event]:
     """``game_forfeited``, recorded once the service has resigned ``seat`` in the game (``by: forfeit``),
     so the log never names a forfeit the game does not show."""
     table = t.table_of(game_id)
@@ -218,15 +231,18 @@ class Step:
 
 
 def next_step(t: Tournament) -> Step | None:
-    """The next thing to do, or None (waiting for games, paused, not started, or over)."""
-    if t.status != RUNNING:
+    """The next thing to do, or None (waiting for games, not started, or over). A paused tournament
+    starts nothing new (no game, no round) but still closes a round whose games are all over."""
+    if t.status not in (RUNNING, PAUSED):
         return None
     tables = t.round_tables(t.round)
     if t.round > t.closed:
         waiting = next((tb for tb in tables if tb.game is None), None)
         if waiting is not None:
-            return Step("start_game", waiting)
+            return Step("start_game", waiting) if t.status == RUNNING else None
         return Step("close") if all(tb.finished for tb in tables) else None
+    if t.status == PAUSED:
+        return None
     if t.round >= t.settings.rounds or len(t.active) < t.settings.table_size:
         return Step("finish")
     return Step("pair")
@@ -289,11 +305,11 @@ def close_round(t: Tournament, reveal: Mapping[str, Any] | None) -> list[Event]:
 def finish(t: Tournament) -> list[Event]:
     if next_step(t) != Step("finish"):
         raise TournamentStateError("the tournament is not over")
-    return [Event(TOURNAMENT_FINISHED, {"standings": current_standings(t)})]
+    return [Event(TOURNAMENT_FINISHED, {"standings": [for_log(row) for row in current_standings(t)]})]
 
 
 def current_standings(t: Tournament) -> list[dict[str, Any]]:
-    """The standings from the finished games and byes so far."""
+    """The standings from the finished games and byes so far (exact: see ``standings.for_log``/``for_view``)."""
     played = [Played(tb.round, tb.table, tb.entrants, tb.ranks) for tb in t.tables if tb.ranks is not None]
     s = t.settings
     return standings(s.format, s.entrants, played, t.byes, s.scoring, t.withdrawn)

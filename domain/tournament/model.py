@@ -49,7 +49,7 @@ class Settings:
     format: str
     rounds: int
     table_size: int
-    scoring: tuple[float, ...]
+    scoring: tuple[int, ...]
     entrants: tuple[Mapping[str, Any], ...]  # {"entrant", "name", "bot"}
     fixed_deals: bool = False
 

@@ -29,11 +29,14 @@ round number, so that over the event nobody keeps the first seat.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
+from math import comb
 
 Table = tuple[int, ...]
 Meetings = Mapping[int, Mapping[int, int]]  # entrant -> other entrant -> games together so far
 SEARCH_BUDGET = 200_000
+MAX_SCHEDULE_TABLES = 5_000  # a round-robin playing more tables than this is refused at creation
 
 
 def circle_rounds(entrants: Sequence[int]) -> list[list[Table]]:
@@ -46,6 +49,11 @@ def circle_rounds(entrants: Sequence[int]) -> list[list[Table]]:
         pairs = [(order[i], order[n - 1 - i]) for i in range(n // 2)]
         rounds.append([(a, b) for a, b in pairs if a is not None and b is not None])
     return rounds
+
+
+def tables_to_play(n: int, size: int) -> int:
+    """How many tables a round-robin of ``n`` entrants at tables of ``size`` plays (without building it)."""
+    return comb(n, size)
 
 
 def subset_rounds(entrants: Sequence[int], size: int) -> list[list[Table]]:
@@ -64,8 +72,9 @@ def subset_rounds(entrants: Sequence[int], size: int) -> list[list[Table]]:
     return rounds
 
 
-def round_robin(entrants: Sequence[int], size: int) -> list[list[Table]]:
-    """The whole round-robin schedule: a list of rounds, each a list of tables."""
+@lru_cache(maxsize=64)
+def round_robin(entrants: tuple[int, ...], size: int) -> list[list[Table]]:
+    """The whole round-robin schedule: a list of rounds, each a list of tables (cached: each round asks)."""
     return circle_rounds(entrants) if size == 2 else subset_rounds(entrants, size)
 
 
@@ -159,13 +168,14 @@ def pair_round(
     entrants have a bye).
     """
     if fmt == "round-robin":
-        planned = round_robin(all_entrants, size)[round_no - 1]
+        planned = round_robin(tuple(all_entrants), size)[round_no - 1]
         tables = [t for t in planned if set(t) <= set(active)]
         seated = {e for t in tables for e in t}
         return [rotate(t, round_no - 1) for t in tables], [e for e in active if e not in seated]
     ranked = ranking(active)
     byes = byes_for(ranked, size, byes_had)
     playing = [e for e in ranked if e not in byes]
-    tables = swiss_tables(playing, size, meetings(history))
+    place = {e: i for i, e in enumerate(ranked)}
+    tables = [tuple(sorted(t, key=place.__getitem__)) for t in swiss_tables(playing, size, meetings(history))]
     turn = (lambda j: j) if fmt == "duplicate" else (lambda j: round_no - 1)
     return [rotate(t, turn(j)) for j, t in enumerate(tables)], byes

@@ -12,11 +12,12 @@
 * A bye scores the points of first place (``swiss``, ``round-robin``), or in
   ``duplicate`` the mean matchpoints of those who played that round.
 * Order: points, then Buchholz (the sum of the points of everyone met, once per
-  game together), then the sum of game ranks (lower is better), then entrant
-  number. ``place`` is shared only when points, Buchholz and rank sum are all equal.
+  game together), then the mean game rank (lower is better; byes do not count,
+  so a bye neither helps nor hurts it), then entrant number. ``place`` is
+  shared only when points, Buchholz and mean rank are all equal.
 
-Numbers are exact fractions inside; the answer gives whole numbers as integers
-and others rounded to 6 decimals.
+Numbers are exact fractions inside and in the log (``"5/2"``: the log holds no
+floats); the API gives whole numbers as integers and others rounded to 6 decimals.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ class Played:
     ranks: tuple[int, ...]
 
 
-def place_points(ranks: Sequence[int], scoring: Sequence[float]) -> list[Fraction]:
+def place_points(ranks: Sequence[int], scoring: Sequence[int]) -> list[Fraction]:
     """Points per seat for ``ranks`` (1 = first; equal ranks share the places they cover)."""
-    points = [Fraction(str(p)) for p in scoring]
+    points = [Fraction(p) for p in scoring]
     out = []
     for rank in ranks:
         tied = sum(1 for r in ranks if r == rank)
@@ -48,7 +49,7 @@ def place_points(ranks: Sequence[int], scoring: Sequence[float]) -> list[Fractio
     return out
 
 
-def game_points(fmt: str, played: Sequence[Played], scoring: Sequence[float]) -> dict[tuple[int, int], Fraction]:
+def game_points(fmt: str, played: Sequence[Played], scoring: Sequence[int]) -> dict[tuple[int, int], Fraction]:
     """Points per (round, entrant) from the games (matchpoints in ``duplicate``)."""
     raw = {(g.round, e): p for g in played for e, p in zip(g.entrants, place_points(g.ranks, scoring))}
     if fmt != "duplicate":
@@ -69,10 +70,10 @@ def game_points(fmt: str, played: Sequence[Played], scoring: Sequence[float]) ->
     return out
 
 
-def bye_points(fmt: str, per_game: Mapping[tuple[int, int], Fraction], rnd: int, scoring: Sequence[float]) -> Fraction:
+def bye_points(fmt: str, per_game: Mapping[tuple[int, int], Fraction], rnd: int, scoring: Sequence[int]) -> Fraction:
     """What a bye in round ``rnd`` is worth."""
     if fmt != "duplicate":
-        return Fraction(str(scoring[0]))
+        return Fraction(scoring[0])
     earned = [p for (r, _e), p in per_game.items() if r == rnd]
     return sum(earned, Fraction(0)) / len(earned) if earned else Fraction(0)
 
@@ -82,10 +83,11 @@ def standings(
     entrants: Sequence[Mapping[str, Any]],
     played: Sequence[Played],
     byes: Mapping[int, Sequence[int]],
-    scoring: Sequence[float],
+    scoring: Sequence[int],
     withdrawn: Sequence[int] = (),
 ) -> list[dict[str, Any]]:
-    """The standings table, best first (see the module docstring for the order)."""
+    """The standings table, best first (see the module docstring for the order), exact: points,
+    Buchholz and mean rank as ``Fraction``; ``for_log`` and ``for_view`` turn a row into JSON."""
     per_game = game_points(fmt, played, scoring)
     points = {e["entrant"]: Fraction(0) for e in entrants}
     games = dict.fromkeys(points, 0)
@@ -105,7 +107,8 @@ def standings(
     for g in played:
         for e in g.entrants:
             buchholz[e] += sum((points[o] for o in g.entrants if o != e), Fraction(0))
-    key = {e: (-points[e], -buchholz[e], rank_sum[e]) for e in points}
+    mean_rank = {e: Fraction(rank_sum[e], games[e]) if games[e] else None for e in points}
+    key = {e: (-points[e], -buchholz[e], mean_rank[e] if mean_rank[e] is not None else INFINITE_RANK) for e in points}
     order = sorted(points, key=lambda e: (*key[e], e))
     rows: list[dict[str, Any]] = []
     for i, e in enumerate(order):
@@ -117,15 +120,30 @@ def standings(
                 "entrant": e,
                 "name": info["name"],
                 "bot": info.get("bot"),
-                "points": number(points[e]),
-                "buchholz": number(buchholz[e]),
-                "rank_sum": rank_sum[e],
+                "points": points[e],
+                "buchholz": buchholz[e],
+                "mean_rank": mean_rank[e],
                 "games": games[e],
                 "byes": bye_count[e],
                 "withdrawn": e in withdrawn,
             }
         )
     return rows
+
+
+INFINITE_RANK = Fraction(10**9)  # an entrant with no game yet: after everyone who played
+EXACT = ("points", "buchholz", "mean_rank")
+
+
+def for_log(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row as the log keeps it: every fraction exact, as a string (``"5/2"``, ``"3"``): the log holds no
+    floats, so that any language's canonical JSON hashes it alike."""
+    return {k: (str(v) if v is not None else None) if k in EXACT else v for k, v in row.items()}
+
+
+def for_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row (exact, or as the log keeps it) for the API: numbers, whole ones as integers, others to 6 decimals."""
+    return {k: (number(Fraction(v)) if v is not None else None) if k in EXACT else v for k, v in row.items()}
 
 
 def number(value: Fraction) -> int | float:

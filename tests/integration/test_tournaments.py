@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from rq import Queue, SimpleWorker
 
 from adapters.rq_scheduler import QUEUE_NAME
 from bootstrap import build
-from domain.record import chain_hash, hashed_body
+from domain.record import chain_hash, hashed_body, part_commitment
 from domain.tournament.archive import verify_archive
 from entrypoints.cli import main as cli
 
@@ -68,12 +69,13 @@ def started(client: FlaskClient, settings: Body) -> tuple[str, Body]:
     return made["id"], made
 
 
-def rechain(events: list[Body]) -> None:
-    """Recompute every hash of a log after a change (what a forger would do)."""
+def rechain(archive: Body) -> None:
+    """Recompute every seq and hash of the tournament's log after a change, and its head (what a forger would do)."""
     prev = "0" * 64
-    for env in events:
-        env["prev"] = prev
+    for seq, env in enumerate(archive["tournament"]["events"], start=1):
+        env["seq"], env["prev"] = seq, prev
         env["hash"] = prev = chain_hash(prev, hashed_body(env))
+    archive["tournament"]["head"] = prev
 
 
 @pytest.fixture
@@ -129,7 +131,7 @@ def mutate_game_event(archive: Body) -> str:
 def mutate_result(archive: Body) -> str:
     finished = next(e for e in archive["tournament"]["events"] if e["type"] == "game_finished")
     finished["data"]["ranks"] = [2, 1] if finished["data"]["ranks"] == [1, 2] else [1, 2]  # a draw too
-    rechain(archive["tournament"]["events"])
+    rechain(archive)
     return "differs from the game's own record"
 
 
@@ -137,15 +139,44 @@ def mutate_pairing(archive: Body) -> str:
     paired = [e for e in archive["tournament"]["events"] if e["type"] == "round_paired"][1]
     tables = paired["data"]["tables"]
     tables[0]["entrants"][1], tables[1]["entrants"][1] = tables[1]["entrants"][1], tables[0]["entrants"][1]
-    rechain(archive["tournament"]["events"])
+    rechain(archive)
     return "round 2: tables"
 
 
 def mutate_standing(archive: Body) -> str:
     final = archive["tournament"]["events"][-1]
-    final["data"]["standings"][0]["points"] += 1
-    rechain(archive["tournament"]["events"])
+    final["data"]["standings"][0]["points"] = str(Fraction(final["data"]["standings"][0]["points"]) + 1)
+    rechain(archive)
     return "standings: place 1"
+
+
+def mutate_rounds(archive: Body) -> str:
+    archive["tournament"]["events"][0]["data"]["rounds"] = 2  # three were played
+    rechain(archive)
+    return "round 3 was paired while the rules do not pair a round"
+
+
+def cut_the_end(archive: Body) -> str:
+    archive["tournament"]["events"].pop()  # tournament_finished
+    rechain(archive)
+    return "cut short"
+
+
+def drop_a_round_close(archive: Body) -> str:
+    events = archive["tournament"]["events"]
+    events.remove(next(e for e in events if e["type"] == "round_closed"))
+    rechain(archive)
+    return "round 2 was paired while the rules do not pair a round"
+
+
+def rename_the_archive(archive: Body) -> str:
+    archive["tournament"]["id"] = "tother"
+    return "not the creation of tournament 'tother'"
+
+
+def duplicate_a_game(archive: Body) -> str:
+    archive["games"].append(copy.deepcopy(archive["games"][0]))
+    return "more than once"
 
 
 def mutate_log_without_rechaining(archive: Body) -> str:
@@ -162,11 +193,16 @@ def drop_a_game(archive: Body) -> str:
     ("mutate", "failing"),
     [
         (mutate_game_event, "games"),
-        (mutate_result, "pairings"),
-        (mutate_pairing, "pairings"),
+        (mutate_result, "rules"),
+        (mutate_pairing, "rules"),
         (mutate_standing, "standings"),
         (mutate_log_without_rechaining, "tournament_chain"),
         (drop_a_game, "membership"),
+        (mutate_rounds, "rules"),
+        (cut_the_end, "complete"),
+        (drop_a_round_close, "rules"),
+        (rename_the_archive, "tournament_chain"),
+        (duplicate_a_game, "membership"),
     ],
 )
 def test_a_changed_archive_fails_and_names_what_is_wrong(
@@ -217,7 +253,9 @@ def play_human_turns(client: FlaskClient, tokens: dict[int, str], rnd: random.Ra
 def test_duplicate_tables_play_the_committed_deal_which_stays_hidden_until_the_round_closes(
     quiet_app: Flask, redis_client: redis.Redis
 ) -> None:
-    """Four humans, San Ban gamer mode (hidden hands), two tables a round on one deal."""
+    """Four humans, San Ban gamer mode (hidden hands), two tables a round on one deal. While a table
+    still plays the round's deal, nobody but a game's own seats reads a game of that round: its
+    public plays would show the deal (403 for spectators and the other table's entrants)."""
     client = quiet_app.test_client()
     kifu = build(redis_client)
     entrants = [{"name": n} for n in ("ann", "bob", "cid", "dee")]
@@ -227,29 +265,60 @@ def test_duplicate_tables_play_the_committed_deal_which_stays_hidden_until_the_r
     kifu.tournaments.advance(tid)
     view = client.get(f"/v1/tournaments/{tid}").json
     first, second = (t["game"] for t in view["tables"])
+    players = {t["game"]: t["entrants"] for t in view["tables"]}
+    own = {g: bearer(tokens[players[g][0]]) for g in (first, second)}  # a seat of each game
     seed_hash = view["deal"]["seed_hash"]
-    games = [client.get(f"/v1/games/{g}").json for g in (first, second)]
-    created = [client.get(f"/v1/games/{g}/events?limit=1").json["items"][0]["data"] for g in (first, second)]
+    created = [client.get(f"/v1/games/{g}/events?limit=1", headers=own[g]).json["items"][0]["data"] for g in own]
     assert {c["seed_hash"] for c in created} == {seed_hash}  # both tables dealt from the committed seed
-    assert [c["tournament"]["table"] for c in created] == [0, 1] and all(g["status"] == "active" for g in games)
+    assert [c["tournament"]["table"] for c in created] == [0, 1]
     rnd = random.Random(3)
-    table_players = {t["game"]: t["entrants"] for t in view["tables"]}
-    while client.get(f"/v1/games/{first}").json["status"] == "active":
-        play_human_turns(client, {e: tokens[e] for e in table_players[first]}, rnd)(view)
-    record = client.get(f"/v1/games/{first}/record").json
+    while client.get(f"/v1/games/{first}", headers=own[first]).json["status"] == "active":
+        play_human_turns(client, {e: tokens[e] for e in players[first]}, rnd)(view)
+    for path in ("", "/events", "/record", "/replay?step=1", "/audit", "/events/stream"):
+        for reader in ({}, own[second]):  # a spectator; an entrant of the other table
+            refused = client.get(f"/v1/games/{first}{path}", headers=reader)
+            assert refused.status_code == 403 and refused.json["type"] == "/problems/forbidden", (path, reader)
+    record = client.get(f"/v1/games/{first}/record", headers=own[first]).json
     assert record["complete"] is False and record["seed"] is None  # over, but the other table plays its deal
-    assert all(not e["private"] for e in record["events"])
-    assert "game_sealed" not in {e["type"] for e in client.get(f"/v1/games/{first}/events").json["items"]}
-    while client.get(f"/v1/games/{second}").json["status"] == "active":
-        play_human_turns(client, {e: tokens[e] for e in table_players[second]}, rnd)(view)
+    assert all(not e["private_salts"] or set(e["private_salts"]) <= {"0", "1"} for e in record["events"])
+    running = client.get(f"/v1/tournaments/{tid}/record").json
+    assert running["complete"] is False and running["games"] == []  # the round's games are held back
+    while client.get(f"/v1/games/{second}", headers=own[second]).json["status"] == "active":
+        play_human_turns(client, {e: tokens[e] for e in players[second]}, rnd)(view)
     kifu.tournaments.advance(tid)
     events = client.get(f"/v1/tournaments/{tid}/events").json["items"]
     closed = next(e for e in events if e["type"] == "round_closed")
     revealed = bytes.fromhex(closed["data"]["deal"]["seed"])
     assert hashlib.sha256(revealed).hexdigest() == seed_hash
-    record = client.get(f"/v1/games/{first}/record").json
+    record = client.get(f"/v1/games/{first}/record").json  # public now, to anyone
     assert record["complete"] is True and record["seed"] == closed["data"]["deal"]["seed"]
     assert client.get(f"/v1/tournaments/{tid}").json["round"] == 2
+
+
+def test_a_fixed_deal_duplicate_plays_the_deals_given_at_creation(quiet_app: Flask, redis_client: redis.Redis) -> None:
+    client = quiet_app.test_client()
+    deal = {"first": 0, "decks": [[f"sb-{i:03d}" for i in range(1, 6)], [f"sb-{i:03d}" for i in range(6, 11)]]}
+    settings = {"game": "san-ban", "entrants": bots(4), "format": "duplicate", "rounds": 1, "deals": [deal]}
+    tid, _made = started(client, settings)
+    kifu = build(redis_client)
+    for _ in range(200):
+        kifu.tournaments.advance(tid)
+        work(redis_client)
+        if client.get(f"/v1/tournaments/{tid}").json["status"] == "finished":
+            break
+    archive = client.get(f"/v1/tournaments/{tid}/record").json
+    assert verify_archive(archive)["verified"]
+    closed = next(e for e in archive["tournament"]["events"] if e["type"] == "round_closed")
+    assert closed["data"]["deal"]["deal"] == deal
+    forged = copy.deepcopy(archive)
+    created = forged["tournament"]["events"][0]
+    created["private"]["hidden"]["deals"][0]["first"] = 1  # another deal "committed at creation" ...
+    created["private_commitments"]["hidden"] = part_commitment(
+        "hidden", created["private"]["hidden"], created["private_salts"]["hidden"]
+    )
+    rechain(forged)  # ... with its commitment and the chain recomputed
+    bad = {c["name"]: c["detail"] for c in verify_archive(forged)["checks"] if not c["ok"]}
+    assert "not the one fixed at the tournament's creation" in bad["deals"], bad
 
 
 def test_organiser_actions_need_the_organiser_token(quiet_app: Flask) -> None:

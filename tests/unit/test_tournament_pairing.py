@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
@@ -94,8 +95,9 @@ def test_every_round_partitions_the_field_and_every_tournament_ends(fmt: str, n:
 
 
 def _order(t: Tournament, entrant: int) -> tuple[Any, ...]:
-    row = next(r for r in t.standings or [] if r["entrant"] == entrant)
-    return (-row["points"], -row["buchholz"], row["rank_sum"], entrant)
+    row = next(r for r in t.standings or [] if r["entrant"] == entrant)  # exact, as the log keeps it: "5/2"
+    mean_rank = Fraction(row["mean_rank"]) if row["mean_rank"] is not None else Fraction(10**9)
+    return (-Fraction(row["points"]), -Fraction(row["buchholz"]), mean_rank, entrant)
 
 
 @settings(max_examples=60, deadline=None)
@@ -172,7 +174,15 @@ def test_duplicate_compares_only_those_who_held_the_same_seat() -> None:
     assert {e: rows[e]["points"] for e in rows} == {0: 1, 1: 0, 2: 1, 3: 0}
 
 
-def test_standings_order_by_points_then_buchholz_then_rank_sum() -> None:
+def test_a_bye_neither_helps_nor_hurts_the_mean_rank_tie_break() -> None:
+    """Entrant 2 sat out (a bye: 1 point, no game), entrant 0 won its game (1 point, rank 1). Points and
+    Buchholz tie; the mean rank counts games only, so the bye no longer beats the win (a rank sum did)."""
+    entrants = [{"entrant": i, "name": f"e{i}"} for i in range(3)]
+    rows = standings("swiss", entrants, [Played(1, 0, (0, 1), (1, 2))], {1: (2,)}, [1, 0])
+    assert [(r["entrant"], r["points"], r["mean_rank"]) for r in rows] == [(0, 1, 1), (2, 1, None), (1, 0, 2)]
+
+
+def test_standings_order_by_points_then_buchholz_then_mean_rank() -> None:
     entrants = [{"entrant": i, "name": f"e{i}"} for i in range(4)]
     games = [Played(1, 0, (0, 1), (1, 2)), Played(1, 1, (2, 3), (1, 2)), Played(2, 0, (0, 2), (2, 1))]
     games.append(Played(2, 1, (1, 3), (1, 2)))
@@ -190,6 +200,8 @@ def test_standings_order_by_points_then_buchholz_then_rank_sum() -> None:
         ({"entrants": [{"name": "a"}, {"name": "b", "bot": "genius"}]}, "entrants"),
         ({"scoring": [0, 1]}, "scoring"),
         ({"scoring": [1]}, "scoring"),
+        ({"scoring": [1.5, 0]}, "scoring"),  # whole numbers only: the log holds no floats
+        ({"fmt": "round-robin", "rounds": None, "entrants": [{"name": f"e{i}"} for i in range(120)]}, "entrants"),
         ({"fmt": "round-robin", "rounds": 9}, "rounds"),
         ({"fmt": "duplicate"}, "entrants"),
         ({"deals": [{}]}, "deals"),
