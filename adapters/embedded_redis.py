@@ -2,7 +2,9 @@
 
 Used by ``make run`` when ``REDIS_URL`` is unset and by the test fixtures.
 AOF is on with ``appendfsync always`` by default: a reply means the write is
-on disk.
+on disk. ``kifu run`` does not call ``start``: its supervisor runs
+``command()`` as a child like the others (restarted on the same port and
+directory when it dies) and waits on ``answers()``.
 """
 
 from __future__ import annotations
@@ -52,16 +54,16 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        args = [
+    def command(self) -> list[str]:
+        """The redis-server command line: the same every time, so a restart finds its port and its AOF."""
+        return [
             redis_server_binary(),
             "--port",
             str(self.port),
             "--bind",
             "127.0.0.1",
             "--dir",
-            str(self.directory),
+            str(self.directory.resolve()),
             "--appendonly",
             "yes",
             "--appendfsync",
@@ -73,19 +75,30 @@ class EmbeddedRedis:
             "--loglevel",
             "warning",
         ]
-        # its own session: Ctrl-C in a terminal reaches `kifu run`, which stops Redis last
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        client = redis.Redis(port=self.port)
+
+    def answers(self) -> bool:
+        """Whether it answers a PING now (and has loaded its data: a loading Redis refuses commands)."""
+        client = redis.Redis(port=self.port, socket_timeout=1, socket_connect_timeout=1, retry=None)  # type: ignore[arg-type]
+        try:
+            return bool(client.ping())
+        except redis.RedisError:
+            return False
+        finally:
+            client.close()
+
+    def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # its own session: Ctrl-C in a terminal does not reach it
+        self.process = subprocess.Popen(
+            self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                client.ping()
-                return self
-            except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    err = self.process.stderr.read().decode() if self.process.stderr else ""
-                    raise RuntimeError(f"redis-server did not start: {err}") from None
-                time.sleep(0.02)
+        while not self.answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                err = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"redis-server did not start: {err}") from None
+            time.sleep(0.02)
+        return self
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

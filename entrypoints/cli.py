@@ -15,10 +15,9 @@ from typing import Any
 import click
 import redis
 
-from entrypoints.supervisor import Supervisor
+from entrypoints.stack import URL_FILE
 
 RUN_DIR = Path(".run")
-URL_FILE = "redis.url"
 
 
 def _redis() -> redis.Redis:
@@ -92,15 +91,11 @@ def _gunicorn_has_setting(name: str) -> bool:
 @main.command()
 @click.option("--burst", is_flag=True, help="stop when the queue is empty")
 def worker(burst: bool) -> None:
-    """Run an RQ worker (with the scheduler) for bot turns and move timeouts."""
-    from rq import Queue, SimpleWorker
+    """Run an RQ worker (with the scheduler) for bot turns, move timeouts and tournament steps; it rides out
+    a Redis outage in its own process (``entrypoints.worker``)."""
+    from entrypoints.worker import run_worker
 
-    from adapters.rq_scheduler import QUEUE_NAME
-
-    client = _redis()
-    SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(
-        burst=burst, with_scheduler=True, logging_level="WARNING"
-    )
+    run_worker(_redis(), burst)
 
 
 @main.command()
@@ -196,53 +191,11 @@ def bench(which: tuple[str, ...], url: str | None) -> None:
 @click.option("--port", default=lambda: int(os.environ.get("PORT", "8000")), show_default="$PORT or 8000")
 @click.option("--data", default=".run", show_default=True, help="directory for the embedded Redis")
 def run(port: int, data: str) -> None:
-    """Start everything: Redis (embedded unless REDIS_URL is set), API, worker, projector."""
-    from adapters.embedded_redis import EmbeddedRedis
+    """Start everything: Redis (embedded unless REDIS_URL is set), API, worker, projector, sweeper
+    (``entrypoints.stack``)."""
+    from entrypoints.stack import run_stack
 
-    embedded = None
-    if not os.environ.get("REDIS_URL"):
-        embedded = EmbeddedRedis(Path(data) / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", "0")) or None)
-        embedded.start()
-        os.environ["REDIS_URL"] = embedded.url
-        (Path(data) / URL_FILE).write_text(embedded.url + "\n")  # for 'kifu verify', 'rebuild-projections', ...
-        click.echo(f"embedded Redis at {embedded.url} (AOF, appendfsync always) in {data}/redis")
-    env = dict(os.environ)
-    kifu = [sys.executable, "-m", "entrypoints.cli"]
-    supervisor = Supervisor(
-        {
-            "api": [*kifu, "serve", "--port", str(port)],
-            "worker": [*kifu, "worker"],
-            "projector": [*kifu, "projector"],
-            "sweeper": [*kifu, "sweeper"],
-        },
-        env=env,
-    )
-    supervisor.start()
-    click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
-    _supervise(supervisor, embedded)
-
-
-def _supervise(supervisor: Supervisor, embedded: Any) -> None:
-    """Restart children that exit until SIGTERM/Ctrl-C (or too many restarts); then stop all."""
-    stopping = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):  # SIGINT too: a shell may start us with it ignored
-        signal.signal(signum, lambda *_: stopping.set())
-    failed = False
-    try:
-        while not stopping.wait(0.5):
-            if not supervisor.poll():
-                failed = True
-                break
-    except KeyboardInterrupt:
-        pass
-    finally:
-        supervisor.stop()
-        if embedded is not None:
-            embedded.stop()
-            (embedded.directory.parent / URL_FILE).unlink(missing_ok=True)
-        click.echo("Kifu stopped." if not failed else "Kifu stopped: a process kept failing (see above).")
-    if failed:
-        sys.exit(1)
+    sys.exit(run_stack(port, Path(data)))
 
 
 if __name__ == "__main__":

@@ -67,35 +67,47 @@ def empty_cell(base: str, game_id: str) -> int:
     return requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["state"]["board"].index(None)
 
 
+def start_kifu_run(directory: Path, port: int, **env: str) -> subprocess.Popen[str]:
+    """``kifu run`` in ``directory`` (its data in .run, as under make run), logging to kifu-run.log there."""
+    environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PORT": str(port)} | env
+    with (directory / "kifu-run.log").open("a") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "entrypoints.cli", "run"],
+            cwd=directory,
+            env=environ,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+
+def ready(base: str) -> bool:
+    return requests.get(f"{base}/readyz", timeout=2).status_code == 200
+
+
+def stop_kifu_run(proc: subprocess.Popen[str], directory: Path) -> None:
+    """Stop it the normal way if a failed test left it running; show its log (pytest prints it on failure)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    print((directory / "kifu-run.log").read_text()[-4000:])
+
+
 @pytest.fixture
 def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["PORT"] = str(port)
-    log = (tmp_path / "kifu-run.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "entrypoints.cli", "run"],  # its data in .run, as under make run
-        cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_kifu_run(tmp_path, port)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until(lambda: requests.get(f"{base}/readyz", timeout=2).status_code == 200, "readyz")
+        wait_until(lambda: ready(base), "readyz")
         yield base, proc
     finally:
-        if proc.poll() is None:  # a failed test: stop it the normal way (its children run in their own groups)
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
-        print((tmp_path / "kifu-run.log").read_text()[-4000:])  # shown by pytest when the test fails
+        stop_kifu_run(proc, tmp_path)
 
 
 def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(

@@ -1,14 +1,20 @@
-"""kifu run's supervisor: a child that exits is restarted after a back-off; one that keeps
-failing makes it give up; stop() ends every child. Time is a fake clock, never a sleep."""
+"""kifu run's supervisor: a child that exits is restarted after a back-off (capped, and reset
+after a stable run); one that keeps failing makes it give up; a dependency (Redis) starts
+first, is waited for, restarts almost at once and stops last; stop() ends every child, and
+every child dies with the supervisor. Time is a fake clock, never a sleep."""
 
 from __future__ import annotations
 
 import os
 import select
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
-from entrypoints.supervisor import Supervisor
+import pytest
+
+from entrypoints.supervisor import Child, Dependency, Supervisor
 
 EXITS = [sys.executable, "-c", "raise SystemExit(3)"]
 LIVES = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal stops it
@@ -114,3 +120,140 @@ def test_a_child_that_exits_takes_what_it_forked_with_it(tmp_path: Path) -> None
         assert not alive(grandchild)
     finally:
         sup.stop()
+
+
+def exits_and_polls(sup: Supervisor, child: Child) -> float:
+    """Wait for ``child`` to exit, let the supervisor see it; the delay it chose before the restart."""
+    assert child.process is not None and child.process.wait(timeout=30) == 3
+    assert sup.poll() and child.due is not None
+    return child.due - sup.clock()
+
+
+def test_the_back_off_stops_doubling_at_five_seconds() -> None:
+    """A child that failed because something it needs was briefly gone should not wait 30 s once it is back."""
+    clock = Clock()
+    sup = Supervisor({"flaky": EXITS}, max_restarts=10, window_s=300, clock=clock)
+    sup.start()
+    (flaky,) = sup.children
+    try:
+        delays = []
+        for _ in range(5):
+            delays.append(exits_and_polls(sup, flaky))
+            clock.now += delays[-1]
+            assert sup.poll()  # restarted
+        assert delays == [1.0, 2.0, 4.0, 5.0, 5.0]
+    finally:
+        sup.stop()
+
+
+def test_a_child_that_ran_for_a_while_restarts_after_the_first_delay_again() -> None:
+    clock = Clock()
+    sup = Supervisor({"flaky": EXITS}, clock=clock, stable_s=10)
+    sup.start()
+    (flaky,) = sup.children
+    try:
+        assert exits_and_polls(sup, flaky) == 1.0
+        clock.now += 1.0
+        assert sup.poll()
+        clock.now += 10.0  # this run lasted 10 s: not a crash loop
+        assert exits_and_polls(sup, flaky) == 1.0
+    finally:
+        sup.stop()
+
+
+def written(path: Path) -> bool:
+    return path.exists() and path.stat().st_size > 0
+
+
+def pid_file_writer(path: Path) -> list[str]:
+    """A command that writes its pid to ``path`` (its readiness), then runs until a signal stops it."""
+    code = f"import os, signal; open({str(path)!r}, 'w').write(str(os.getpid())); signal.pause()"
+    return [sys.executable, "-c", code]
+
+
+def test_a_dependency_starts_first_and_is_waited_for_and_restarts_almost_at_once(tmp_path: Path) -> None:
+    pid_file = tmp_path / "redis.pid"
+    seen_before_ready: list[object] = []
+
+    def ready() -> bool:
+        seen_before_ready.extend(c.process for c in sup.services)  # nothing else may start before it answers
+        return written(pid_file)
+
+    clock = Clock()
+    sup = Supervisor({"api": LIVES}, clock=clock, dependencies={"redis": Dependency(pid_file_writer(pid_file), ready)})
+    try:
+        sup.start()
+        (redis,), (api,) = sup.dependencies, sup.services
+        assert seen_before_ready and set(seen_before_ready) == {None}
+        assert api.process is not None and api.process.poll() is None
+        assert redis.process is not None and int(pid_file.read_text()) == redis.process.pid
+        redis.process.kill()
+        redis.process.wait()
+        assert sup.poll() and redis.due == clock.now + 0.1
+        assert sup.next_restart_in() == pytest.approx(0.1)  # how long the caller may sleep
+        clock.now += 0.1
+        assert sup.poll() and redis.process.poll() is None and api.process.poll() is None
+    finally:
+        sup.stop()
+
+
+def test_a_dependency_is_stopped_last(tmp_path: Path) -> None:
+    """The services finish with Redis still there (the RQ worker registers its death in it)."""
+    pid_file, seen, started = tmp_path / "redis.pid", tmp_path / "seen", tmp_path / "started"
+    os.mkfifo(started)
+    on_sigterm = (
+        "import os, signal, sys\n"
+        "def check(*_):\n"
+        f"    pid = open({str(pid_file)!r}).read()\n"
+        "    state = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0]\n"
+        f"    open({str(seen)!r}, 'w').write(state)\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, check)\n"
+        f"open({str(started)!r}, 'w').write('handler installed')\n"
+        "signal.pause()"
+    )
+    sup = Supervisor(
+        {"worker": [sys.executable, "-c", on_sigterm]},
+        dependencies={"redis": Dependency(pid_file_writer(pid_file), lambda: written(pid_file))},
+    )
+    sup.start()
+    assert started.read_text() == "handler installed"  # blocks until the worker wrote it
+    (redis,) = sup.dependencies
+    sup.stop()
+    assert seen.read_text() in {"S", "R"}  # Redis was still running (not a zombie) when the worker stopped
+    assert redis.process is not None and redis.process.returncode == -signal.SIGTERM
+
+
+def test_children_and_what_they_fork_die_with_the_supervisor() -> None:
+    """`kifu run` killed outright (SIGKILL, OOM) must not leave its stack holding the port and the AOF."""
+    forker = (  # like the RQ worker: arms what it forks (its scheduler) to die with it
+        "import os, signal\n"
+        "from entrypoints.supervisor import die_with\n"
+        "os.register_at_fork(after_in_child=die_with(os.getpid()))\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    signal.pause()\n"
+        "print('grandchild', pid, flush=True)\n"
+        "signal.pause()"
+    )
+    supervisor = (
+        "import signal, sys\n"
+        "from entrypoints.supervisor import Supervisor\n"
+        f"sup = Supervisor({{'forker': [sys.executable, '-c', {forker!r}]}})\n"
+        "sup.start()\n"
+        "print('child', sup.children[0].process.pid, flush=True)\n"
+        "signal.pause()"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", supervisor], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        pids = dict(proc.stdout.readline().split() for _ in range(2))  # both write to our pipe, in either order
+        exits = [os.pidfd_open(int(pids["child"])), os.pidfd_open(int(pids["grandchild"]))]
+        proc.kill()
+        proc.wait()
+        for fd in exits:
+            assert select.select([fd], [], [], 10)[0] == [fd]  # each exited
+            os.close(fd)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

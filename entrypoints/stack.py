@@ -1,0 +1,151 @@
+"""``kifu run``: the whole stack under one supervisor, on one data directory.
+
+* the data directory is claimed with a lock (two stacks on one AOF would
+  corrupt it), and whatever a dead ``kifu run`` on it left running is ended
+  first (each child carries ``KIFU_RUN_DIR`` in its environment);
+* the embedded Redis (unless ``REDIS_URL`` is set) is a dependency: started
+  first and waited for, restarted at once, stopped last;
+* the API, the worker, the projector and the sweeper are restarted when they
+  exit; SIGCHLD wakes the loop, so a dead Redis is back at once;
+* every child dies with this process (``supervisor.die_with``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import select
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from entrypoints.supervisor import Dependency, Supervisor, on_stop_signals
+
+if TYPE_CHECKING:
+    from adapters.embedded_redis import EmbeddedRedis
+
+URL_FILE = "redis.url"
+LOCK_FILE = "kifu-run.lock"
+RUN_DIR_ENV = "KIFU_RUN_DIR"  # in every child's environment: how a later `kifu run` finds leftovers
+POLL_S = 1.0  # the supervisor looks at its children at least this often (SIGCHLD wakes it at once)
+
+
+def run_stack(port: int, data: Path) -> int:
+    """Run until SIGTERM/Ctrl-C; the exit status (1 when a process kept failing)."""
+    run_dir = data.resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _claim(run_dir)
+    _end_leftovers(run_dir)
+    env = {**os.environ, RUN_DIR_ENV: str(run_dir)}
+    dependencies = {}
+    if not os.environ.get("REDIS_URL"):
+        embedded = _embedded_redis(run_dir)
+        env["REDIS_URL"] = embedded.url
+        dependencies["redis"] = Dependency(embedded.command(), embedded.answers)
+    supervisor = Supervisor(_services(port), env=env, dependencies=dependencies)
+    try:
+        supervisor.start()
+        if dependencies:
+            (run_dir / URL_FILE).write_text(env["REDIS_URL"] + "\n")  # for 'kifu verify', 'rebuild-projections'...
+            click.echo(f"embedded Redis at {env['REDIS_URL']} (AOF, appendfsync always) in {data}/redis")
+        click.echo(f"Kifu is running at http://127.0.0.1:{port}/v1/catalog  (Ctrl-C stops everything)")
+        gave_up = not _supervise(supervisor)
+    except RuntimeError as exc:  # Redis did not start
+        raise click.ClickException(str(exc)) from None
+    finally:
+        supervisor.stop()
+        (run_dir / URL_FILE).unlink(missing_ok=True)
+    click.echo("Kifu stopped." if not gave_up else "Kifu stopped: a process kept failing (see above).")
+    return 1 if gave_up else 0
+
+
+def _services(port: int) -> dict[str, list[str]]:
+    kifu = [sys.executable, "-m", "entrypoints.cli"]
+    return {
+        "api": [*kifu, "serve", "--port", str(port)],
+        "worker": [*kifu, "worker"],
+        "projector": [*kifu, "projector"],
+        "sweeper": [*kifu, "sweeper"],
+    }
+
+
+def _embedded_redis(run_dir: Path) -> EmbeddedRedis:
+    from adapters.embedded_redis import EmbeddedRedis
+
+    (run_dir / "redis").mkdir(exist_ok=True)
+    return EmbeddedRedis(run_dir / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", "0")) or None)
+
+
+def _claim(run_dir: Path) -> None:
+    """Hold a lock on the data directory for as long as this process lives (the kernel drops it when
+    we die, however we die): two stacks on one AOF would corrupt it."""
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)  # left open on purpose
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise click.ClickException(f"another 'kifu run' is running with its data in {run_dir}") from None
+
+
+def _end_leftovers(run_dir: Path, timeout_s: float = 10.0) -> None:
+    """SIGKILL what a dead ``kifu run`` on this directory left running, and wait until it is gone.
+
+    Its children die with it (``die_with``), but some take a moment (gunicorn's
+    workers notice their master's death within a second), and a stack from
+    before that change never dies: either would hold the port or write the AOF.
+    """
+    pids = _leftovers(run_dir)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in pids:
+        try:
+            exited = os.pidfd_open(pid)  # readable once the process has exited
+        except ProcessLookupError:
+            continue
+        try:
+            select.select([exited], [], [], timeout_s)
+        finally:
+            os.close(exited)
+    if pids:
+        click.echo(f"ended {len(pids)} process(es) left over by an earlier 'kifu run' in {run_dir}")
+
+
+def _leftovers(run_dir: Path) -> list[int]:
+    """Processes started by a ``kifu run`` on ``run_dir``: each carries ``KIFU_RUN_DIR`` in its environment."""
+    marker = f"{RUN_DIR_ENV}={run_dir}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to read
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+def _supervise(supervisor: Supervisor) -> bool:
+    """Restart children that exit until SIGTERM/Ctrl-C; False when one kept failing.
+
+    SIGCHLD wakes the loop, so a dead Redis is restarted at once rather than at the next poll.
+    """
+    stopping, wake = threading.Event(), threading.Event()
+
+    def stop() -> None:
+        stopping.set()
+        wake.set()
+
+    on_stop_signals(stop)  # SIGINT too: a shell may start us with it ignored
+    signal.signal(signal.SIGCHLD, lambda *_: wake.set())
+    while not stopping.is_set():
+        wake.clear()
+        if not supervisor.poll():
+            return False
+        due = supervisor.next_restart_in()
+        wake.wait(POLL_S if due is None else min(due, POLL_S))
+    return True
