@@ -66,8 +66,6 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
         "gevent",
         "-w",
         str(workers),
-        "--worker-connections",
-        "1000",
         "-b",
         f"{host}:{port}",
         "--graceful-timeout",

@@ -7,8 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from entrypoints.api import cors, problems
+from entrypoints.api import body, cors, limits, problems
+
+MIB = 1024 * 1024
 
 DEFAULTS = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -17,6 +20,17 @@ DEFAULTS = {
     "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
     "STREAM_TICKET_SECONDS": 120,  # how long a stream ticket opens streams (KIFU_STREAM_TICKET_SECONDS)
     "CORS_ORIGINS": "",  # KIFU_CORS_ORIGINS: comma-separated origins allowed to call from a browser, or *
+    # Limits (README, "Limits"). Bodies: the largest other than a record, a duplicate tournament of 1,024
+    # entrants with 200 Front Line deals, is 0.9 MB (1.5 MB indented); the largest record, a 1,000-round
+    # Kiri-ai game, 5.4 MB (8.4 MB indented; `python -m bench.record_sizes`).
+    "MAX_BODY_BYTES": 2 * MIB,  # KIFU_MAX_BODY_BYTES: any request's body but an uploaded record's (else 413)
+    "MAX_RECORD_BYTES": 16 * MIB,  # KIFU_MAX_RECORD_BYTES: POST /v1/audits's body (else 413)
+    "BODY_READ_SECONDS": 10,  # KIFU_BODY_READ_SECONDS: a body must be in within this (else 408)
+    "RATE_LIMITS": None,  # KIFU_RATE_LIMITS: true/false; unset: on, but off in a TESTING app (limits.py)
+    "RATE_LIMIT_CREATE": "60/minute",  # KIFU_RATE_LIMIT_CREATE: games + tournaments created per client address
+    "RATE_LIMIT_ACTIONS": "600/minute",  # KIFU_RATE_LIMIT_ACTIONS: actions per seat
+    "RATE_LIMIT_BAD_TOKENS": "60/minute",  # KIFU_RATE_LIMIT_BAD_TOKENS: refused tokens/tickets per client address
+    "TRUSTED_PROXIES": 0,  # KIFU_TRUSTED_PROXIES: proxies in front whose X-Forwarded-For is believed
 }
 
 
@@ -29,11 +43,17 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_prefixed_env("KIFU")
     if test_config:
         app.config.update(test_config)
+    app.config["MAX_CONTENT_LENGTH"] = max(app.config["MAX_BODY_BYTES"], app.config["MAX_RECORD_BYTES"])
+    proxies = int(app.config["TRUSTED_PROXIES"])
+    if proxies:  # the client's address is the one the outermost trusted proxy saw
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     problems.register(app)
     cors.init_app(app)
+    app.before_request(body.read_body)  # first: a body is in (or refused) before anything else runs
     from entrypoints.api import audits, catalog, games, ops, streams, tournaments
 
     for module in (catalog, games, streams, tournaments, audits, ops):
         app.register_blueprint(module.bp)
     app.after_request(ops.count_request)
+    limits.init_app(app)  # last: it wraps the views the blueprints mark; its 429s are what the metrics count
     return app

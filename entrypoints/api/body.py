@@ -7,23 +7,86 @@ range (the log's JSON encoder cannot store them), also when written as ``1e30``
 (the same number to any JSON reader), and bodies nested deeper than
 ``MAX_DEPTH`` (no request needs it; Python's parser and encoder would hit
 their recursion limits).
+
+Every request's body is read whole before its view runs (``read_body``, a
+``before_request`` hook), within two limits (README "Limits"):
+
+* its size: at most ``MAX_BODY_BYTES`` (2 MiB; ``MAX_RECORD_BYTES``, 16 MiB, for
+  a view marked ``takes_record``). A ``Content-Length`` above it is refused with
+  413 before a byte of the body is read; a chunked body is cut off with 413 as
+  soon as it passes it;
+* its time: all of it within ``BODY_READ_SECONDS`` (10 s) of the request's
+  head, else 408. A slow client otherwise holds a connection (a greenlet of the
+  worker's ``worker_connections``) for as long as it likes. Each request's
+  deadline is drawn between 1 and 2 times the setting: clients that started
+  together (an attack's thousands of connections) then time out spread over
+  seconds, not in one burst of 408s that stalls the worker for everyone else
+  (measured: ``bench/slow_clients.py``). The deadline is a ``gevent.Timeout``,
+  so it holds under the gevent workers of ``kifu serve`` (sockets patched);
+  under another server (werkzeug's, in tests) the body is read without one.
+
+After either refusal the server closes the connection: the rest of the body
+is never read (``CLOSE_AFTER`` in ``problems.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from typing import Any
+import random
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from flask import request
+import gevent  # type: ignore[import-untyped]
+from flask import current_app, request
+from gevent import monkey
 from marshmallow import ValidationError
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout
 
 from entrypoints.api.schemas import MAX_SEQ
 
 INT64 = 2**63
 MAX_DEPTH = 64
 MAX_IDEMPOTENCY_KEY = 200
+DEADLINE_SPREAD = 2.0  # a body's deadline: BODY_READ_SECONDS times a random factor in [1, this]
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def takes_record(view: View) -> View:
+    """Mark a view whose body is a whole game record: its limit is ``MAX_RECORD_BYTES``."""
+    view.takes_record = True  # type: ignore[attr-defined]
+    return view
+
+
+def read_body() -> None:
+    """``before_request``: refuse a body over the limit (413) or too slow to arrive (408); read the rest whole."""
+    config = current_app.config
+    view = current_app.view_functions.get(request.endpoint or "")
+    limit = int(config["MAX_RECORD_BYTES"] if getattr(view, "takes_record", False) else config["MAX_BODY_BYTES"])
+    request.max_content_length = limit  # werkzeug cuts a chunked body off past it
+    length = request.content_length
+    if length is not None and length > limit:
+        raise RequestEntityTooLarge(f"the body is {length} bytes; this request takes at most {limit}")
+    if not length and "chunked" not in request.headers.get("Transfer-Encoding", "").lower():
+        return
+    seconds = float(config["BODY_READ_SECONDS"]) * random.uniform(1.0, DEADLINE_SPREAD)
+    with _deadline(seconds):
+        data = request.get_data()  # cached: json_body() parses it
+        # werkzeug stops a chunked body at the limit without a word: one byte more from the server's
+        # own (dechunked, so finite) stream tells a body of exactly the limit from a longer one
+        if length is None and len(data) >= limit and request.environ["wsgi.input"].read(1):
+            raise RequestEntityTooLarge(f"the body is over {limit} bytes, the most this request takes")
+
+
+def _deadline(seconds: float) -> contextlib.AbstractContextManager[Any]:
+    """A deadline for the body's read: a ``gevent.Timeout`` raising 408 (none when sockets are not gevent's)."""
+    if not monkey.is_module_patched("socket"):
+        return contextlib.nullcontext()
+    timeout: contextlib.AbstractContextManager[Any] = gevent.Timeout(
+        seconds, RequestTimeout(f"the body did not arrive within {seconds:.1f} s")
+    )
+    return timeout
 
 
 def _finite_float(text: str) -> float:

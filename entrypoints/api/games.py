@@ -6,6 +6,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 
+from entrypoints.api import limits
 from entrypoints.api.body import idempotency_key, json_object, whole_number
 from entrypoints.api.context import bearer_token, games, kifu
 from entrypoints.api.schemas import (
@@ -38,6 +39,7 @@ def _caller(game_id: str) -> Caller:
 
 
 @bp.post("")
+@limits.creation
 def create_game() -> ResponseReturnValue:
     body = CREATE_GAME_SCHEMA.load(json_object())
     answer = games().create_game(body["game"], body["players"], body["options"], body["deal"], idempotency_key())
@@ -63,6 +65,7 @@ def legal_actions(game_id: str) -> ResponseReturnValue:
 
 
 @bp.post("/<game_id>/actions")
+@limits.per_seat
 def take_action(game_id: str) -> ResponseReturnValue:
     caller = _caller(game_id)
     body = ACTION_SCHEMA.load(json_object())

@@ -114,7 +114,22 @@ KINDS: dict[str, Kind] = {
             "The tournament's state does not allow this now: it was started already, is not paused, the "
             "entrant has withdrawn, the game is over. `GET /v1/tournaments/{id}` shows its state.",
         ),
-        Kind("payload-too-large", 413, "Payload too large", "The request body is larger than the server accepts."),
+        Kind(
+            "request-timeout",
+            408,
+            "Request timeout",
+            "The request's body did not arrive in time: all of it must be in within `KIFU_BODY_READ_SECONDS` "
+            "(10 s by default) of the request's head. The connection is closed. Send the body at once.",
+        ),
+        Kind(
+            "payload-too-large",
+            413,
+            "Payload too large",
+            "The request body is larger than the server accepts: `KIFU_MAX_BODY_BYTES` (2 MiB by default), or "
+            "for an uploaded record (`POST /v1/audits`) `KIFU_MAX_RECORD_BYTES` (16 MiB). A `Content-Length` "
+            "over the limit is refused before the body is read; a chunked body as soon as it passes it. The "
+            "connection is closed.",
+        ),
         Kind("uri-too-long", 414, "URI too long", "The request line is longer than the server accepts."),
         Kind(
             "invalid-request",
@@ -145,7 +160,15 @@ KINDS: dict[str, Kind] = {
             "Idempotency key reused",
             "This `Idempotency-Key` was used before for a different request. Use a new key for a new request.",
         ),
-        Kind("rate-limited", 429, "Too many requests", "Slow down; `Retry-After` says when to try again."),
+        Kind(
+            "rate-limited",
+            429,
+            "Too many requests",
+            "A rate limit was reached: games and tournaments created per client address, actions per seat, "
+            "refused tokens and tickets per client address (past it, each further refused one is answered "
+            "429 instead of 401), or connections open at once per client address. `Retry-After` says in how "
+            "many seconds to try again; nothing was done.",
+        ),
         Kind(
             "internal-error",
             500,
@@ -178,12 +201,17 @@ HTTP_KINDS = {
     400: "malformed-request",
     404: "not-found",
     405: "method-not-allowed",
+    408: "request-timeout",
     413: "payload-too-large",
     414: "uri-too-long",
     429: "rate-limited",
     500: "internal-error",
     503: "service-unavailable",
 }
+# Answered before the body was read whole: the server closes the connection rather than read (drain)
+# the rest of it (gunicorn: ``post_request`` in entrypoints/gunicorn_conf.py; werkzeug's server closes
+# every connection).
+CLOSE_AFTER = frozenset({408, 413})
 
 
 def kind_for_status(status: int) -> Kind:

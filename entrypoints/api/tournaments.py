@@ -11,6 +11,7 @@ from flask.typing import ResponseReturnValue
 from domain.events import Event
 from domain.tournament import commands
 from domain.tournament.model import TOURNAMENT_FINISHED, Tournament
+from entrypoints.api import limits
 from entrypoints.api.body import idempotency_key, json_object, whole_number
 from entrypoints.api.context import bearer_token, kifu
 from entrypoints.api.schemas import (
@@ -41,6 +42,7 @@ def _organiser(tid: str, decide: Callable[[Tournament], list[Event]]) -> Respons
 
 
 @bp.post("")
+@limits.creation
 def create_tournament() -> ResponseReturnValue:
     answer = tournaments().create(CREATE_SCHEMA.load(json_object()), idempotency_key())
     return jsonify(answer.body), 201, {"Idempotent-Replayed": "true"} if answer.replayed else {}
