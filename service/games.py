@@ -493,6 +493,10 @@ class GameService:
             )
         return rec
 
+    def log_complete(self, game_id: str) -> bool:
+        """Whether the game's log is complete (sealed): no event will ever follow its last."""
+        return self.tables.load(game_id)[0].sealed
+
     def held(self, game_id: str) -> bool:
         """Whether a tournament still holds the game unsealed (its round's deal is still in play elsewhere)."""
         return self.store.meta(game_id).get(HOLD) == "1"

@@ -372,6 +372,11 @@ class TournamentService:
         more = bool(envs) and envs[-1]["seq"] < t.version
         return {"items": items, "next": envs[-1]["seq"] if more else None}
 
+    def log_complete(self, tid: str, after: int) -> bool:
+        """Whether a reader who has every event up to ``after`` has the whole log, for good (it is over)."""
+        t, _head = self.load(tid)
+        return t.status == FINISHED and after >= t.version
+
     def wait_events(self, tid: str, after: int, block_ms: int) -> list[dict[str, Any]]:
         """The events after ``after``, waiting up to ``block_ms`` for the first."""
         envs = self.store.read(tid, after, 500) or self.store.wait_for(tid, after, block_ms)

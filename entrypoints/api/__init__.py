@@ -37,6 +37,7 @@ DEFAULTS = {
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the API app: defaults, then ``KIFU_*`` environment, then ``test_config``."""
     app = Flask(__name__)
+    app.url_map.merge_slashes = False  # `//` is a 404 problem, not an HTML redirect
     app.config.from_mapping(DEFAULTS)
     if os.environ.get("REDIS_URL"):
         app.config["REDIS_URL"] = os.environ["REDIS_URL"]

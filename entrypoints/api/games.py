@@ -115,6 +115,8 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     if last_id is not None and last_id > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
     after = last_id if last_id is not None else query["after"]
+    if after >= caller.head.version and games().log_complete(game_id):
+        return "", 204  # nothing will ever come: an EventSource stops reconnecting on 204
     return event_stream(games(), game_id, viewer, after, Timing.of(current_app.config))
 
 

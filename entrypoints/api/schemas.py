@@ -161,7 +161,7 @@ class CreateTournamentSchema(Schema):
     rounds = WholeNumber(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=1, max=200))
     table_size = WholeNumber(load_default=None, allow_none=True, strict=True, validate=validate.Range(min=2, max=16))
     scoring = fields.List(
-        fields.Float(allow_nan=False, validate=validate.Range(min=0, max=1_000_000)),
+        WholeNumber(strict=True, validate=validate.Range(min=0, max=1_000_000)),
         load_default=None,
         allow_none=True,
         validate=validate.Length(min=2, max=16),

@@ -110,6 +110,8 @@ def tournament_stream(tid: str) -> ResponseReturnValue:
     last_id = whole_number(request.headers.get("Last-Event-ID", ""))
     after = last_id if last_id is not None and last_id <= MAX_SEQ else query["after"]
     svc = tournaments()
+    if svc.log_complete(tid, after):
+        return "", 204  # nothing will ever come: an EventSource stops reconnecting on 204
     timing = Timing.of(current_app.config)
     return log_stream(lambda a, ms: svc.wait_events(tid, a, ms), after, TOURNAMENT_FINISHED, timing, tid)
 

@@ -74,6 +74,12 @@ def test_sse_stream_ends_after_the_seal(base_url: str) -> None:
     with requests.get(f"{base_url}/v1/games/{game_id}/events/stream", stream=True, timeout=TIMEOUT) as stream:
         frames = list(sse_events(stream))
     assert frames[-1]["event"] == "game_sealed" and [int(f["id"]) for f in frames] == list(range(1, len(frames) + 1))
+    url = f"{base_url}/v1/games/{game_id}/events/stream"
+    last = {"Last-Event-ID": frames[-1]["id"]}  # a client that has it all: 204, so its EventSource stops
+    assert requests.get(url, headers=last, timeout=TIMEOUT).status_code == 204
+    earlier = {"Last-Event-ID": frames[-2]["id"]}
+    with requests.get(url, headers=earlier, stream=True, timeout=TIMEOUT) as rest:
+        assert [f["event"] for f in sse_events(rest)] == ["game_sealed"]
 
 
 def test_sse_for_unknown_game_is_a_problem(base_url: str) -> None:

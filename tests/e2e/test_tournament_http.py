@@ -49,6 +49,8 @@ def test_a_swiss_of_two_humans_and_six_bots_over_http(bot_server: str, redis_cli
     assert requests.get(f"{url}/standings", timeout=TIMEOUT).json()["standings"] == view["standings"]
     streamed = _stream_types(url)
     assert streamed == [e["type"] for e in archive["tournament"]["events"]] and streamed[-1] == "tournament_finished"
+    at_the_end = {"Last-Event-ID": str(len(streamed))}  # nothing will ever come: 204, an EventSource stops
+    assert requests.get(f"{url}/events/stream", headers=at_the_end, timeout=TIMEOUT).status_code == 204
 
 
 def _bearer(token: str) -> dict[str, str]:

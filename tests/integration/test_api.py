@@ -308,6 +308,11 @@ def test_catalog_health_and_metrics(client: FlaskClient) -> None:
 # ---------------------------------------------------------------- open seats, resigning, deadlines
 
 
+def test_a_double_slash_is_a_404_problem_not_an_html_redirect(client: FlaskClient) -> None:
+    r = client.get("/v1//games")
+    assert r.status_code == 404 and r.mimetype == "application/problem+json"
+
+
 def test_an_open_seat_is_joined_once_and_its_token_is_shown_once(client: FlaskClient) -> None:
     created = client.post("/v1/games", json={"game": "toy", "players": [{"name": "ann"}, {"open": True}]}).json
     gid = created["id"]

@@ -390,6 +390,7 @@ def test_a_withdrawn_entrant_is_paired_no_more(quiet_app: Flask, redis_client: r
         ({"table_size": 5}, "table_size"),
         ({"options": {"mode": "chaos"}}, "options.mode"),
         ({"scoring": [0, 1]}, "scoring"),
+        ({"scoring": [1.5, 0]}, "scoring[0]"),  # whole numbers: the log holds no floats
         ({"rounds": 0}, "rounds"),
     ],
 )
