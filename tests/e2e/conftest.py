@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
 from rq import Queue, SimpleWorker
 
 import tests.support.toy_game  # noqa: F401
-from adapters.embedded_redis import EmbeddedRedis
+from adapters.embedded_redis import EmbeddedRedis, free_port
 from adapters.rq_scheduler import QUEUE_NAME
 from entrypoints.api import create_app
 from service.ports import NoScheduler
 from tests.support.http import serving
+from tests.support.kifu_run import ready, start_kifu_run, stop_kifu_run, wait_until
 
 
 @pytest.fixture
@@ -36,3 +39,16 @@ def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterat
 def work(client: redis.Redis) -> None:
     """Run every queued job (bot turns, tournament steps) until the queue is empty."""
     SimpleWorker([Queue(QUEUE_NAME, connection=client)], connection=client).work(burst=True)
+
+
+@pytest.fixture
+def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A real ``kifu run`` (its data in ``tmp_path``): its base URL and process."""
+    port = free_port()
+    proc = start_kifu_run(tmp_path, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: ready(base), "readyz")
+        yield base, proc
+    finally:
+        stop_kifu_run(proc, tmp_path)

@@ -13,101 +13,17 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import requests
 
-from adapters.embedded_redis import free_port
 from tests.e2e.test_http import sse_events
-
-TIMEOUT = 20
-DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout_s: float = 30.0) -> Any:
-    """Poll ``condition`` until it returns something truthy (waiting for a state, not a time).
-
-    Used only for what other processes do on their own schedule and announce
-    nowhere we can block on: gunicorn starting to listen, the supervisor's
-    restart, the projector's eventually consistent list. The short pause
-    between polls decides nothing; the deadline only turns a hang into a failure.
-    """
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            found = condition()
-        except requests.ConnectionError:
-            found = None
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def child_running(parent: int, word: str) -> int | None:
-    """The pid of a child of ``parent`` whose command line contains ``word`` (from /proc)."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == parent and word.encode() in argv:
-            return int(entry.name)
-    return None
+from tests.support.kifu_run import TIMEOUT, child_running, game_against_bot, wait_until
 
 
 def empty_cell(base: str, game_id: str) -> int:
     return requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["state"]["board"].index(None)
-
-
-def start_kifu_run(directory: Path, port: int, **env: str) -> subprocess.Popen[str]:
-    """``kifu run`` in ``directory`` (its data in .run, as under make run), logging to kifu-run.log there."""
-    environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PORT": str(port)} | env
-    with (directory / "kifu-run.log").open("a") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "entrypoints.cli", "run"],
-            cwd=directory,
-            env=environ,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-
-
-def ready(base: str) -> bool:
-    return requests.get(f"{base}/readyz", timeout=2).status_code == 200
-
-
-def stop_kifu_run(proc: subprocess.Popen[str], directory: Path) -> None:
-    """Stop it the normal way if a failed test left it running; show its log (pytest prints it on failure)."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    print((directory / "kifu-run.log").read_text()[-4000:])
-
-
-@pytest.fixture
-def kifu_run(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    proc = start_kifu_run(tmp_path, port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: ready(base), "readyz")
-        yield base, proc
-    finally:
-        stop_kifu_run(proc, tmp_path)
 
 
 def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
@@ -118,18 +34,7 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
     too_long = requests.get(f"{base}/v1/games/{'x' * 5000}", timeout=TIMEOUT)  # refused by gunicorn itself
     assert too_long.status_code == 414 and too_long.headers["Content-Type"] == "application/problem+json"
     assert too_long.json()["status"] == 414 and too_long.json()["type"] == "/problems/uri-too-long"  # no HTML
-    created = requests.post(
-        f"{base}/v1/games",
-        timeout=TIMEOUT,
-        json={
-            "game": "san-ban",
-            "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
-            "options": {"mode": "standard"},
-            "deal": {"first": 0, "decks": DECKS},
-        },
-    )
-    assert created.status_code == 201, created.text
-    game_id, ann = created.json()["id"], {"Authorization": f"Bearer {created.json()['seats'][0]['token']}"}
+    game_id, ann = game_against_bot(base)
     with requests.get(f"{base}/v1/games/{game_id}/events/stream", headers=ann, stream=True, timeout=TIMEOUT) as stream:
         frames = sse_events(stream)
         placed = requests.post(

@@ -23,7 +23,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,15 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from adapters.embedded_redis import EmbeddedRedis, free_port
 from adapters.rq_scheduler import QUEUE_NAME
 from bootstrap import Kifu, build
-from tests.e2e.test_kifu_run import DECKS, TIMEOUT, child_running, ready, start_kifu_run, stop_kifu_run, wait_until
+from tests.support.kifu_run import (
+    TIMEOUT,
+    child_running,
+    game_against_bot,
+    ready,
+    start_kifu_run,
+    stop_kifu_run,
+    wait_until,
+)
 
 BOTS = [{"name": "hal", "bot": "greedy"}, {"name": "rob", "bot": "random"}]
 
@@ -97,18 +104,7 @@ def wait_all_exit(pids: set[int], timeout_s: float) -> set[int]:
 
 def play_against_bot(base: str) -> tuple[str, dict[str, str]]:
     """A San Ban game ann vs a greedy bot; ann places a card and the worker answers for the bot."""
-    created = requests.post(
-        f"{base}/v1/games",
-        timeout=TIMEOUT,
-        json={
-            "game": "san-ban",
-            "players": [{"name": "ann"}, {"name": "hal", "bot": "greedy"}],
-            "options": {"mode": "standard"},
-            "deal": {"first": 0, "decks": DECKS},
-        },
-    )
-    assert created.status_code == 201, created.text
-    game_id, ann = created.json()["id"], {"Authorization": f"Bearer {created.json()['seats'][0]['token']}"}
+    game_id, ann = game_against_bot(base)
     place(base, game_id, ann, "sb-001")
     return game_id, ann
 
@@ -127,22 +123,10 @@ def version(base: str, game_id: str) -> int:
     return int(requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"])
 
 
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    proc = start_kifu_run(tmp_path, port)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: ready(base), "readyz")
-        yield base, proc
-    finally:
-        stop_kifu_run(proc, tmp_path)
-
-
 def test_a_killed_redis_is_restarted_with_its_data_and_everything_reconnects(
-    stack: tuple[str, subprocess.Popen[str]],
+    kifu_run: tuple[str, subprocess.Popen[str]],
 ) -> None:
-    base, proc = stack
+    base, proc = kifu_run
     game_id, ann = play_against_bot(base)
     before = version(base, game_id)
     services = {pid: name for pid, name in children(proc.pid).items() if name != "redis-server"}

@@ -30,6 +30,7 @@ from typing import Any
 from domain.canonical import canonical_json, sha256_hex
 from domain.engine import CHOICE_COMMITTED, CHOICES_REVEALED, commitment
 from domain.record import chain_hash, part_commitment
+from tests.support.values import strings
 
 HASH = re.compile(r"^[0-9a-f]{64}$")
 SALTISH = re.compile(r"^[0-9a-f]{32,}$")
@@ -49,10 +50,10 @@ class Reading:
         self.documents.append(document)
 
     def hashes(self) -> set[str]:
-        return {s for s in _strings(self.documents) if HASH.match(s)}
+        return {s for s in strings(self.documents) if HASH.match(s)}
 
     def salts(self) -> list[str]:
-        return sorted({s for s in _strings(self.documents) if SALTISH.match(s)})
+        return sorted({s for s in strings(self.documents) if SALTISH.match(s)})
 
 
 @dataclass(frozen=True)
@@ -61,18 +62,6 @@ class Leak:
     seq: int
     audiences: tuple[str, ...]
     how: str
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
 
 
 def universe(envelopes: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -21,6 +21,7 @@ from domain.games.front_line import RULES
 from domain.games.front_line import state as st
 from domain.games.front_line.cards import deck
 from tests.support.records import sealed_record
+from tests.support.values import strings
 
 GAME = "front-line"
 
@@ -75,19 +76,6 @@ def declare(*attacks: tuple[str, list[str]]) -> dict[str, Any]:
 
 
 PASS = {"type": "pass"}
-
-
-def strings(value: Any) -> Iterator[str]:
-    """Every string anywhere inside a JSON-like value."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from strings(v)
 
 
 def every_card(state: st.State) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -19,6 +19,7 @@ from domain.events import Event
 from domain.games import nin_nal
 from domain.games.nin_nal import CARDS, resolution_order, value
 from tests.support.records import SALTS, sealed_record
+from tests.support.values import strings
 
 GAME = "nin-nal"
 
@@ -76,19 +77,6 @@ class Play:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return view(self.table, seat)["state"]
-
-
-def strings(value: Any) -> Iterator[str]:
-    """Every string anywhere inside a JSON-like value (keys included)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from strings(v)
 
 
 def accounted(state: nin_nal.State) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ from domain.events import Event
 from domain.games.san_ni_ichi import RULES, moves
 from domain.games.san_ni_ichi.cards import DECKS, WEAPONS, attack_cards, letter_of, points, sort_key
 from domain.games.san_ni_ichi.state import Played, State
+from tests.support.values import strings
 
 GAME = "san-ni-ichi"
 NO_SMOKE = [w for w in WEAPONS if not w.startswith("torinoko")]  # the 10 weapons of a 4-player test deck
@@ -99,19 +100,6 @@ def types(events: Sequence[Event]) -> list[str]:
 
 def only(events: Sequence[Event], kind: str) -> list[dict[str, Any]]:
     return [dict(e.data) for e in events if e.type == kind]
-
-
-def strings(value: Any) -> Iterator[str]:
-    """Every string anywhere inside a JSON-like value (keys included)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from strings(v)
 
 
 def combat(play: Play) -> list[list[str]]:
