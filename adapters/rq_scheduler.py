@@ -6,14 +6,18 @@ import the workers (which import the wiring, which imports this).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 QUEUE_NAME = "kifu"
 JOB = "workers.jobs.play_turn"
 TOURNAMENT_JOB = "workers.jobs.advance_tournament"
 RETRY = Retry(max=5)
+WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED)  # not SCHEDULED: one still there past its time is stuck
+RUNNING_AT_MOST_S = 30  # a job "started" longer ago than this died with its worker (a turn takes milliseconds)
 
 
 class RQScheduler:
@@ -21,6 +25,22 @@ class RQScheduler:
 
     def __init__(self, queue: Queue) -> None:
         self.queue = queue
+
+    def job_pending(self, kind: str, game_id: str, seat: int, version: int) -> bool:
+        """Whether that turn's job (``kind`` ``bot`` or ``timeout``) is queued, scheduled, or running now."""
+        try:
+            job = Job.fetch(f"{kind}-{game_id}-{seat}-{version}", connection=self.queue.connection)
+        except NoSuchJobError:
+            return False
+        status = job.get_status(refresh=False)
+        if status in WAITING:
+            return True
+        started = job.started_at.replace(tzinfo=UTC) if job.started_at is not None else None
+        return (
+            status == JobStatus.STARTED
+            and started is not None
+            and (datetime.now(UTC) - started).total_seconds() < RUNNING_AT_MOST_S
+        )
 
     def bot_turn(self, game_id: str, seat: int, version: int) -> None:
         self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=f"bot-{game_id}-{seat}-{version}", retry=RETRY)

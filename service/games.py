@@ -367,17 +367,22 @@ class GameService:
         """Ask again for the jobs a game waits on (the sweeper, for an overdue outbox entry): its bots'
         turns, its expired move timeouts; then note when to look again (never, once nothing is due).
 
-        The jobs are idempotent (the turn's version is their key), so asking twice changes nothing.
+        The jobs are idempotent (the turn's version is their key), so asking twice changes nothing;
+        a job still queued or running (a deep queue under load) is not asked for again, or a busy
+        queue would fill with copies of itself.
         """
         table, _head = self.tables.load(game_id)
         now = _ms(self.clock())
         asked, later = False, []
+        version = table.turn_version
         for seat, deadline in enumerate(self.deadlines(table)):
             if seat in table.to_act and table.seats[seat].bot:
-                self.scheduler.bot_turn(game_id, seat, table.turn_version)
+                if not self.scheduler.job_pending("bot", game_id, seat, version):
+                    self.scheduler.bot_turn(game_id, seat, version)
                 asked = True
             elif deadline is not None and _ms(datetime.fromisoformat(deadline)) <= now:
-                self.scheduler.move_timeout(game_id, seat, table.turn_version, 0)
+                if not self.scheduler.job_pending("timeout", game_id, seat, version):
+                    self.scheduler.move_timeout(game_id, seat, version, 0)
                 asked = True
             elif deadline is not None:
                 later.append(_ms(datetime.fromisoformat(deadline)) + JOB_GRACE_MS)

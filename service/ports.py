@@ -88,6 +88,7 @@ class Scheduler(Protocol):
     def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
     def tournament_step(self, tournament_id: str) -> None: ...
+    def job_pending(self, kind: str, game_id: str, seat: int, version: int) -> bool: ...
 
 
 class NoScheduler:
@@ -101,6 +102,9 @@ class NoScheduler:
 
     def tournament_step(self, tournament_id: str) -> None:
         pass
+
+    def job_pending(self, kind: str, game_id: str, seat: int, version: int) -> bool:
+        return False
 
 
 SnapshotLoader = Callable[[str], Table | None]

@@ -54,6 +54,23 @@ def test_a_bot_game_whose_first_job_was_lost_is_played_to_the_end(redis_client: 
     assert due_of(redis_client, game) is None  # over: nothing more to ask for
 
 
+def test_a_job_still_in_the_queue_is_not_asked_for_again(redis_client: redis.Redis) -> None:
+    """Under load a bot's job may wait in a deep queue past the grace: the sweeper leaves it there
+    (a copy per sweep would flood the queue)."""
+    kifu = build(redis_client)
+    bots = [{"name": "hal", "bot": "greedy"}, {"name": "rob", "bot": "random"}]
+    with freeze_time(T0):
+        game = kifu.games.create_game("san-ban", bots, None, None).body["id"]
+    queue = Queue(QUEUE_NAME, connection=redis_client)
+    assert queue.count == 1
+    for later in (1, 2, 3):
+        with freeze_time(T0 + timedelta(milliseconds=JOB_GRACE_MS + later * RETRY_MS)):
+            assert sweep_once(kifu) == 1
+    assert queue.count == 1  # still the one job, which plays when its turn in the queue comes
+    work(redis_client)
+    assert kifu.games.view(game, None)["status"] == "finished"
+
+
 def test_each_lost_bot_turn_is_asked_for_again_after_the_grace(redis_client: redis.Redis) -> None:
     """A bot's turn in a game against a human: the job is lost every time; only the sweeper moves it."""
     lost = build(redis_client, scheduler=NoScheduler())
