@@ -17,7 +17,7 @@ JOB = "workers.jobs.play_turn"
 TOURNAMENT_JOB = "workers.jobs.advance_tournament"
 RETRY = Retry(max=5)
 WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED)  # not SCHEDULED: one still there past its time is stuck
-RUNNING_AT_MOST_S = 30  # a job "started" longer ago than this died with its worker (a turn takes milliseconds)
+RUNNING_AT_MOST_S = 5  # a job "started" longer ago than this died with its worker (a turn takes milliseconds)
 
 
 class RQScheduler:
@@ -42,14 +42,17 @@ class RQScheduler:
             and (datetime.now(UTC) - started).total_seconds() < RUNNING_AT_MOST_S
         )
 
-    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
-        self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=f"bot-{game_id}-{seat}-{version}", retry=RETRY)
+    def bot_turn(self, game_id: str, seat: int, version: int, urgent: bool = False) -> None:
+        """Enqueue a bot's turn; ``urgent`` (a lost job asked for again) at the front of the queue, so that
+        its game does not wait behind every other game's turn a second time."""
+        job_id = f"bot-{game_id}-{seat}-{version}"
+        self.queue.enqueue(JOB, game_id, seat, version, "bot", job_id=job_id, retry=RETRY, at_front=urgent)
 
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
         args = (JOB, game_id, seat, version, "timeout")
         job_id = f"timeout-{game_id}-{seat}-{version}"
-        if delay_s <= 0:  # overdue (the sweeper asks again): now, not through the scheduler's next pass
-            self.queue.enqueue(*args, job_id=job_id, retry=RETRY)
+        if delay_s <= 0:  # overdue (the sweeper asks again): now, at the front, not through the scheduler
+            self.queue.enqueue(*args, job_id=job_id, retry=RETRY, at_front=True)
         else:
             self.queue.enqueue_in(timedelta(seconds=delay_s), *args, job_id=job_id, retry=RETRY)
 

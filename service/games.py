@@ -378,7 +378,7 @@ class GameService:
         for seat, deadline in enumerate(self.deadlines(table)):
             if seat in table.to_act and table.seats[seat].bot:
                 if not self.scheduler.job_pending("bot", game_id, seat, version):
-                    self.scheduler.bot_turn(game_id, seat, version)
+                    self.scheduler.bot_turn(game_id, seat, version, urgent=True)
                 asked = True
             elif deadline is not None and _ms(datetime.fromisoformat(deadline)) <= now:
                 if not self.scheduler.job_pending("timeout", game_id, seat, version):

@@ -85,7 +85,7 @@ class TicketStore(Protocol):
 class Scheduler(Protocol):
     """Where the service asks for bot turns and move timeouts (RQ in production)."""
 
-    def bot_turn(self, game_id: str, seat: int, version: int) -> None: ...
+    def bot_turn(self, game_id: str, seat: int, version: int, urgent: bool = False) -> None: ...
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None: ...
     def tournament_step(self, tournament_id: str) -> None: ...
     def job_pending(self, kind: str, game_id: str, seat: int, version: int) -> bool: ...
@@ -94,7 +94,7 @@ class Scheduler(Protocol):
 class NoScheduler:
     """Schedules nothing (a service with no workers, e.g. some tests)."""
 
-    def bot_turn(self, game_id: str, seat: int, version: int) -> None:
+    def bot_turn(self, game_id: str, seat: int, version: int, urgent: bool = False) -> None:
         pass
 
     def move_timeout(self, game_id: str, seat: int, version: int, delay_s: int) -> None:
