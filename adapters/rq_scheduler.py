@@ -16,7 +16,6 @@ QUEUE_NAME = "kifu"
 JOB = "workers.jobs.play_turn"
 TOURNAMENT_JOB = "workers.jobs.advance_tournament"
 RETRY = Retry(max=5)
-WAITING = (JobStatus.QUEUED, JobStatus.DEFERRED)  # not SCHEDULED: one still there past its time is stuck
 RUNNING_AT_MOST_S = 5  # a job "started" longer ago than this died with its worker (a turn takes milliseconds)
 
 
@@ -27,13 +26,20 @@ class RQScheduler:
         self.queue = queue
 
     def job_pending(self, kind: str, game_id: str, seat: int, version: int) -> bool:
-        """Whether that turn's job (``kind`` ``bot`` or ``timeout``) is queued, scheduled, or running now."""
+        """Whether that turn's job (``kind`` ``bot`` or ``timeout``) is waiting in the queue or running now.
+
+        A job whose status says queued but that is not in the queue any more was taken by a worker
+        that died before it started (RQ only finds such a job again in a later clean-up): lost.
+        """
+        job_id = f"{kind}-{game_id}-{seat}-{version}"
         try:
-            job = Job.fetch(f"{kind}-{game_id}-{seat}-{version}", connection=self.queue.connection)
+            job = Job.fetch(job_id, connection=self.queue.connection)
         except NoSuchJobError:
             return False
         status = job.get_status(refresh=False)
-        if status in WAITING:
+        if status == JobStatus.QUEUED:
+            return self.queue.connection.lpos(self.queue.key, job_id) is not None
+        if status == JobStatus.DEFERRED:
             return True
         started = job.started_at.replace(tzinfo=UTC) if job.started_at is not None else None
         return (

@@ -71,6 +71,23 @@ def test_a_job_still_in_the_queue_is_not_asked_for_again(redis_client: redis.Red
     assert kifu.games.view(game, None)["status"] == "finished"
 
 
+def test_a_job_a_dying_worker_took_from_the_queue_is_asked_for_again(redis_client: redis.Redis) -> None:
+    """A worker takes a job off the queue and dies before it starts: the job still says queued, but no
+    worker will find it; the sweeper asks for it again, at the front of the queue."""
+    kifu = build(redis_client)
+    bots = [{"name": "hal", "bot": "greedy"}, {"name": "rob", "bot": "random"}]
+    with freeze_time(T0):
+        game = kifu.games.create_game("san-ban", bots, None, None).body["id"]
+    queue = Queue(QUEUE_NAME, connection=redis_client)
+    taken = queue.job_ids[0]
+    redis_client.lrem(queue.key, 1, taken)  # what the dead worker's BLMOVE did
+    with freeze_time(T0 + timedelta(milliseconds=JOB_GRACE_MS + 1)):
+        assert sweep_once(kifu) == 1
+    assert queue.job_ids == [taken]  # the same turn, asked for again
+    work(redis_client)
+    assert kifu.games.view(game, None)["status"] == "finished"
+
+
 def test_each_lost_bot_turn_is_asked_for_again_after_the_grace(redis_client: redis.Redis) -> None:
     """A bot's turn in a game against a human: the job is lost every time; only the sweeper moves it."""
     lost = build(redis_client, scheduler=NoScheduler())
