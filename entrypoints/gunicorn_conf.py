@@ -1,9 +1,9 @@
 """gunicorn settings module for ``kifu serve`` (``-c python:entrypoints.gunicorn_conf``).
 
 gunicorn answers requests it cannot parse (a request line over 4094 bytes,
-malformed headers) itself, with an HTML page. API.md promises problem+json and
-no HTML error pages, so its error writer is replaced here, before the workers
-fork. ``gunicorn.util.write_error`` is looked up at call time by the workers.
+malformed headers) itself, with an HTML page. The API promises problem+json
+and no HTML error pages (docs/api.md), so its error writer is replaced here,
+before the workers fork. ``gunicorn.util.write_error`` is looked up at call time by the workers.
 
 Slow and idle clients (README, "Limits"). Each connection of a gevent worker
 is a greenlet of its pool of ``worker_connections``; a full pool stops

@@ -473,7 +473,7 @@ class GameService:
             raise Forbidden("while the game runs, a replay can only be seen as your own seat")
         envs = self.store.read(game_id, 0, step)
         past = engine.replay([to_event(e) for e in envs])
-        who = as_seat  # API.md: the spectator view while in progress, unless as=your own seat
+        who = as_seat  # docs/api.md: the spectator view while in progress, unless as=your own seat
         everything = table.sealed and as_seat is None
         shown = self.full_view(past, who)
         if everything:

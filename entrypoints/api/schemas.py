@@ -95,7 +95,7 @@ class EventsQuerySchema(Schema):
 
     @post_load
     def _cursor_is_after(self, data: dict[str, Any], **_kw: Any) -> dict[str, Any]:
-        """API.md pages every list with ``cursor``; for events it is the ``after`` of ``next``."""
+        """Every list pages with ``cursor`` (docs/api.md); for events it is the ``after`` of ``next``."""
         cursor = data.pop("cursor")
         if cursor is not None:
             data["after"] = cursor

@@ -86,7 +86,7 @@ def test_create_refuses_bad_games_with_a_reason(client: FlaskClient, body: dict,
 def test_invalid_games_name_the_exact_field_under_errors(
     client: FlaskClient, body: dict, field: str, kind: str
 ) -> None:
-    """API.md: validation errors carry ``errors`` (field -> messages), also the rules' own checks."""
+    """docs/api.md: validation errors carry ``errors`` (field -> messages), also the rules' own checks."""
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422 and r.json["detail"] and r.json["type"] == f"/problems/{kind}"
     assert r.json["errors"] == {field: [r.json["detail"]]}
@@ -272,7 +272,7 @@ def test_replay_steps_and_bounds(client: FlaskClient) -> None:
     assert spectator.get("/replay?step=1&as=7").json["errors"] == {"as": ["there is no seat 7"]}
     assert spectator.get("/replay").status_code == 422
     assert spectator.get("/replay?step=x").status_code == 422
-    # API.md: the spectator view while in progress, also for a seat; as=own seat shows one's own
+    # docs/api.md: the spectator view while in progress, also for a seat; as=own seat shows one's own
     mine = ann.get("/replay?step=3").json
     assert mine == spectator.get("/replay?step=3").json and mine["view"]["my_choice"] is None
     assert ann.get("/replay?step=3&as=0").json["view"]["my_choice"] == {"type": "pick", "n": 1}
@@ -286,7 +286,7 @@ def test_events_paginate(client: FlaskClient) -> None:
     rest = spectator.get(f"/events?after={page['next']}&limit=100").json
     assert rest["items"][0]["seq"] == 3 and rest["next"] is None
     assert rest["items"][0]["prev"] == page["items"][-1]["hash"]
-    assert spectator.get(f"/events?cursor={page['next']}&limit=100").json == rest  # API.md's list cursor
+    assert spectator.get(f"/events?cursor={page['next']}&limit=100").json == rest  # the lists' cursor (docs/api.md)
     assert spectator.get("/events?limit=0").status_code == 422
     for query in (f"after={2**53}", "after=99999999999999999999999", f"cursor={2**63}"):
         r = spectator.get(f"/events?{query}")

@@ -1,4 +1,4 @@
-"""Kiri-ai: The Duel (RULES.md "Kiri-ai"), driven through the generic engine."""
+"""Kiri-ai: The Duel (docs/rules/kiri-ai.md), driven through the generic engine."""
 
 from __future__ import annotations
 

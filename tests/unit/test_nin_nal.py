@@ -1,4 +1,4 @@
-"""Nin Nal rules (RULES.md "Nin Nal"), driven through the generic engine."""
+"""Nin Nal rules (docs/rules/nin-nal.md), driven through the generic engine."""
 
 from __future__ import annotations
 

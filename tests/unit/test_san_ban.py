@@ -1,4 +1,4 @@
-"""San Ban rules by example, driven through the generic engine (RULES.md "San Ban")."""
+"""San Ban rules by example, driven through the generic engine (docs/rules/san-ban.md)."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_bad_options_are_refused_with_a_reason(options: dict, reason: str) -> No
 
 
 def test_option_deck_gives_each_seat_a_deck_or_one_each() -> None:
-    """RULES.md: "A game's options may give each seat a `deck`" (6 cards: each seat chooses 5)."""
+    """The deck option: "each seat may be given a `deck`" (6 cards: each seat chooses 5)."""
     six = list(TIERS[3][:6])
     shared = replay(create("san-ban", "g1", SEATS, b"s", {"first": 0, "deck": six}))
     assert [view(shared, s)["state"]["deck"] for s in (0, 1)] == [six, six]
@@ -422,7 +422,7 @@ def test_hardcore_winner_claims_one_of_the_losers_five() -> None:
 
 
 def test_hardcore_winner_may_take_no_card() -> None:
-    # rulebook: "the winner may choose to take and keep 1 opponent card" (RULES.md reads it as a must)
+    # rulebook: "the winner may choose to take and keep 1 opponent card" (the service reads it so too)
     table = finish(game("hardcore", decks=[WEAK, STRONG]))
     with pytest.raises(IllegalAction, match="card null takes none"):
         decide(table, 1, {"type": "claim", "card": ["w0"]})

@@ -20,12 +20,12 @@ Decisions where the rules are silent:
   advanced order of seat ``s`` is ``[hand[i] for i in shuffle_s]`` where
   ``hand`` is the chosen five in deck order. A fixed deal draws no shuffle
   (the five keep deck order); options ``deck``/``decks`` are not a fixed deal.
-* Option ``deck`` (RULES.md's name): one deck that each seat gets, or a list
+* Option ``deck`` (the name of the service's rulings): one deck that each seat gets, or a list
   of two decks, one per seat. Option ``decks`` (two decks, the fixed deal's
   shape) is kept as well; giving both is refused.
 * A fixed deal is ``{"decks": [...], "first"?: 0|1|"coin"}``; ``decks`` is
   required, its ``first`` overrides the option.
-* RULES.md lists ``choose_hand`` for standard and hardcore only, yet advanced
+* The rulings list ``choose_hand`` for standard and hardcore only, yet advanced
   also chooses five secretly: advanced uses ``choose_hand`` too (the order is
   the generator's, so ``set_order`` would mean nothing there).
 * ``choose_hand`` accepts the five in any order (``legal_actions`` lists each

@@ -1,4 +1,4 @@
-"""The 3x3 board and the three flip rules: capture, elemental, add (RULES.md "San Ban")."""
+"""The 3x3 board and the three flip rules: capture, elemental, add (docs/rules/san-ban.md)."""
 
 from __future__ import annotations
 

@@ -166,7 +166,7 @@ def check_decks(value: Any) -> str | None:
 
 
 def deck_pair(value: Any) -> Any:
-    """Option ``deck`` (RULES.md's name) as two decks: one deck for each seat, or already a pair.
+    """Option ``deck`` as two decks: one deck for each seat, or already a pair.
 
     A card is an id or an object, never a list, so a list of two lists is a pair.
     """
