@@ -31,3 +31,21 @@ def random_games_per_second(game: str, players: int, games: int) -> float:
     for g in range(games):
         play(game, ["random"] * players, seed=10**6 + g)
     return games / (time.perf_counter() - start)
+
+
+def greedy_win_rate(game: str, games: int, players: int, options: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Greedy vs ``players - 1`` random bots, greedy's seat rotating: how often it ranks first
+    (``wins``), counting a shared first as 1/k (``fractional``), and how often that first was shared."""
+    wins = fractional = shared = 0.0
+    for g in range(games):
+        seat = g % players
+        levels = ["random"] * players
+        levels[seat] = "greedy"
+        result = play(game, levels, seed=g, options=options).result
+        assert result is not None
+        winners = result["winners"]
+        if seat in winners:
+            wins += 1
+            fractional += 1 / len(winners)
+            shared += len(winners) > 1
+    return {"wins": wins / games, "fractional": fractional / games, "shared": shared / games}

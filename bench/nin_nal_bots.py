@@ -15,26 +15,14 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from bench.common import play, random_games_per_second
+from bench.common import greedy_win_rate, random_games_per_second
 
 GAME = "nin-nal"
 
 
 def win_rate(games: int, players: int = 3) -> dict[str, float]:
     """Greedy vs ``players - 1`` random bots, greedy's seat rotating."""
-    wins = fractional = shared = 0.0
-    for g in range(games):
-        seat = g % players
-        levels = ["random"] * players
-        levels[seat] = "greedy"
-        result = play(GAME, levels, seed=g).result
-        assert result is not None
-        winners = result["winners"]
-        if seat in winners:
-            wins += 1
-            fractional += 1 / len(winners)
-            shared += len(winners) > 1
-    return {"wins": wins / games, "fractional": fractional / games, "shared": shared / games}
+    return greedy_win_rate(GAME, games, players)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

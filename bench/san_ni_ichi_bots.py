@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench.common import play
+from bench.common import greedy_win_rate
 from bench.domain_speed import games_per_second
 
 GAME = "san-ni-ichi"
@@ -23,19 +23,7 @@ GAME = "san-ni-ichi"
 
 def win_rate(games: int, players: int = 4, options: Mapping[str, Any] | None = None) -> dict[str, float]:
     """Greedy vs ``players - 1`` random bots, greedy's seat rotating."""
-    wins = fractional = shared = 0.0
-    for g in range(games):
-        seat = g % players
-        levels = ["random"] * players
-        levels[seat] = "greedy"
-        result = play(GAME, levels, seed=g, options=options).result
-        assert result is not None
-        winners = result["winners"]
-        if seat in winners:
-            wins += 1
-            fractional += 1 / len(winners)
-            shared += len(winners) > 1
-    return {"wins": wins / games, "fractional": fractional / games, "shared": shared / games}
+    return greedy_win_rate(GAME, games, players, options)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
