@@ -5,14 +5,20 @@
 --       5 idempotency record value, 6 idempotency ttl seconds, 7 new head hash,
 --       8 number of meta pairs M, 9 number of events N,
 --       10 when the game next needs a job, in ms since the epoch ("" keep, "-" none),
+--       11 a meta field that must hold ARGV[12] ("" none: the seat's token hash and its seat, when the
+--       caller took the seat from its own cache), 12 that value,
 --       then M field/value pairs for the meta hash, then N event envelopes (JSON).
--- Returns {"ok", new_version} | {"conflict", current_version} | {"duplicate", record}.
--- Everything is validated before the first write (Lua scripts do not roll back).
+-- Returns {"ok", new_version} | {"conflict", current_version, tail...} | {"duplicate", record} | {"refused"}.
+-- A conflict carries the events after the expected version (at most TAIL_MAX), so that the caller can
+-- catch up without another round trip. Everything is validated before the first write (Lua scripts do
+-- not roll back).
+local TAIL_MAX = 64
+local FIXED_ARGS = 12
 local expected = tonumber(ARGV[1])
 local meta_pairs = tonumber(ARGV[8])
 local n_events = tonumber(ARGV[9])
 local due = ARGV[10]
-local first_event = 10 + 2 * meta_pairs
+local first_event = FIXED_ARGS + 2 * meta_pairs
 if expected == nil or meta_pairs == nil or n_events == nil or n_events < 1 then
   return redis.error_reply("ERR kifu append: bad numeric argument")
 end
@@ -27,6 +33,9 @@ for i = 1, n_events do
     return redis.error_reply("ERR kifu append: empty event")
   end
 end
+if ARGV[11] ~= "" and redis.call("HGET", KEYS[5], ARGV[11]) ~= ARGV[12] then
+  return {"refused"}
+end
 if ARGV[4] == "1" then
   local prior = redis.call("GET", KEYS[4])
   if prior then return {"duplicate", prior} end
@@ -34,14 +43,20 @@ end
 local current = tonumber(redis.call("HGET", KEYS[2], "version") or "0")
 local head = redis.call("HGET", KEYS[2], "hash") or string.rep("0", 64)
 if current ~= expected or head ~= ARGV[2] then
-  return {"conflict", tostring(current)}
+  local reply = {"conflict", tostring(current)}
+  if current > expected and current - expected <= TAIL_MAX then
+    for _, entry in ipairs(redis.call("XRANGE", KEYS[1], tostring(expected + 1) .. "-0", "+")) do
+      table.insert(reply, entry[2][2])
+    end
+  end
+  return reply
 end
 for i = 1, n_events do
   redis.call("XADD", KEYS[1], tostring(current + i) .. "-0", "e", ARGV[first_event + i])
 end
 redis.call("HSET", KEYS[2], "version", tostring(current + n_events), "hash", ARGV[7])
 for i = 1, meta_pairs do
-  redis.call("HSET", KEYS[5], ARGV[10 + 2 * i - 1], ARGV[10 + 2 * i])
+  redis.call("HSET", KEYS[5], ARGV[FIXED_ARGS + 2 * i - 1], ARGV[FIXED_ARGS + 2 * i])
 end
 if due == "-" then
   redis.call("ZREM", KEYS[6], ARGV[3])

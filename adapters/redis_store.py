@@ -31,7 +31,7 @@ import orjson
 import redis
 
 from domain.record import GENESIS
-from service.ports import Due, DuplicateCommand, Head, Keep, VersionConflict
+from service.ports import Due, DuplicateCommand, Head, HolderRefused, Keep, VersionConflict
 
 KEEP = Keep.KEEP
 
@@ -83,12 +83,18 @@ class EventStore:
         idempotency: tuple[str, Mapping[str, Any]] | None = None,
         meta: Mapping[str, str] | None = None,
         due: Due = KEEP,
+        holder: tuple[str, str] | None = None,
     ) -> int:
         """Append a command's events atomically (with when the game next needs a job: ``due`` ms,
         ``None`` for never, ``KEEP`` to leave it); return the new version.
 
-        Raises ``VersionConflict`` if the head moved and ``DuplicateCommand`` if
-        the idempotency key was seen before (nothing is written in either case).
+        ``holder`` is a meta field and the value it must hold (a seat's token hash and its seat): an
+        append on behalf of a seat the caller identified from its own cache, checked in the same round trip.
+
+        Raises ``VersionConflict`` if the head moved (with the events since ``expected_version`` when
+        they are few: the caller catches up without another round trip), ``DuplicateCommand`` if the
+        idempotency key was seen before and ``HolderRefused`` if ``holder`` does not hold (nothing is
+        written in any of these cases).
         """
         if not envelopes:
             raise ValueError("nothing to append")
@@ -109,22 +115,26 @@ class EventStore:
             expected_hash,
             game_id,
             "1" if idem_key else "0",
-            json.dumps(idem_record),
+            orjson.dumps(idem_record),
             IDEMPOTENCY_TTL_S,
             envelopes[-1]["hash"],
             len(meta_args) // 2,
             len(envelopes),
             "" if due is KEEP else "-" if due is None else str(int(due)),
+            *(holder or ("", "")),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
-        status, value = self._append(keys=keys, args=args)
-        status = status.decode() if isinstance(status, bytes) else status
+        reply, *values = self._append(keys=keys, args=args)
+        status = text(reply)
         if status == "conflict":
-            raise VersionConflict(int(value))
+            tail = [orjson.loads(raw) for raw in values[1:]]
+            raise VersionConflict(int(values[0]), tail)
         if status == "duplicate":
-            raise DuplicateCommand(json.loads(value))
-        return int(value)
+            raise DuplicateCommand(orjson.loads(values[0]))
+        if status == "refused":
+            raise HolderRefused(game_id)
+        return int(values[0])
 
     def head(self, game_id: str) -> Head:
         """The game's head (version 0 when it does not exist)."""
@@ -143,6 +153,15 @@ class EventStore:
         pipe.hmget(self.meta_key(game_id), list(meta_fields))
         (version, digest), values = pipe.execute()
         return _head(version, digest), [text(v) if v is not None else None for v in values]
+
+    def head_and_tail(self, game_id: str, after: int, limit: int) -> tuple[Head, list[dict[str, Any]]]:
+        """The head and the envelopes after ``after`` up to it (at most ``limit``), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(self.head_key(game_id), "version", "hash")
+        pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
+        (version, digest), entries = pipe.execute()
+        head = _head(version, digest)
+        return head, [env for env in _decoded(entries) if env["seq"] <= head.version]  # an append may land between
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""

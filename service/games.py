@@ -7,20 +7,33 @@ belong to the API schemas and rule checks to ``domain``.
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from threading import Lock
 from typing import Any
 
 from domain import engine
 from domain.audit import verify_record
 from domain.canonical import canonical_json, sha256_hex
 from domain.engine import Seat, Table
+from domain.errors import KifuError
 from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_envelope, to_event, withheld_envelope
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, IdempotencyKeyReused, InvalidRequest, Unauthorized
-from service.ports import Due, DuplicateCommand, EventLog, Head, Keep, NoScheduler, Scheduler, VersionConflict
+from service.ports import (
+    Due,
+    DuplicateCommand,
+    EventLog,
+    Head,
+    HolderRefused,
+    Keep,
+    NoScheduler,
+    Scheduler,
+    VersionConflict,
+)
 from service.tables import TableLoader
 
 MAX_RETRIES = 8
@@ -54,6 +67,26 @@ class Caller:
 
     seat: int | None
     head: Head
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A seat about to act: ``head`` when it was read while identifying (None: the seat came from this
+    process's memory of the token, and the append checks ``holder``, the token's meta field and seat)."""
+
+    seat: int | None
+    head: Head | None = None
+    holder: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a game's meta hash says that never changes once the game exists: its seed (secret until the
+    seal), its tournament, and whether a tournament created it held (unsealed until released)."""
+
+    seed: str
+    tournament: str | None
+    held: bool
 
 
 @dataclass(frozen=True)
@@ -98,6 +131,9 @@ class GameService:
     tables: TableLoader
     scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
+    seats_known: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict, repr=False)
+    facts_known: OrderedDict[str, Facts] = field(default_factory=OrderedDict, repr=False)
+    _memory_lock: Lock = field(default_factory=Lock, repr=False)
 
     # -- creation -----------------------------------------------------------------
 
@@ -116,11 +152,9 @@ class GameService:
         retry with the same ``Idempotency-Key`` answers the same game with every
         token ``null`` (``replayed``), and nobody can obtain them again.
         """
-        fingerprint = sha256_hex(
-            canonical_json({"game": game, "players": list(players), "options": options, "deal": deal})
-        )
-        game_id = self._creation_id(idempotency_key, fingerprint)
-        if self.store.head(game_id).version:
+        request = {"game": game, "players": list(players), "options": options, "deal": deal}
+        game_id = self._creation_id(idempotency_key, request)
+        if idempotency_key is not None and self.store.head(game_id).version:  # a fresh random id is new
             return Answer(self._creation_answer(game_id, {}), replayed=True)
         seats = [Seat(i, p.get("name"), p.get("bot"), bool(p.get("open"))) for i, p in enumerate(players)]
         seed = (placement.seed if placement else None) or secrets.token_bytes(32)
@@ -143,13 +177,17 @@ class GameService:
             self.store.append(game_id, envs, 0, GENESIS, meta=meta, due=self._due(table, events))
         except VersionConflict:  # a concurrent retry with the same key created it first
             return Answer(self._creation_answer(game_id, {}), replayed=True)
-        self.tables.remember(game_id, table)
+        self.tables.remember(game_id, table, envs[-1]["hash"])
+        self._remember(self.facts_known, game_id, Facts(seed.hex(), meta.get(TOURNAMENT), HOLD in meta))
+        for seat, token in tokens.items():
+            self._remember(self.seats_known, (game_id, token_hash(token)), seat)
         self._schedule(game_id, table, events)
-        return Answer(self._creation_answer(game_id, tokens))
+        return Answer(self._creation_answer(game_id, tokens, (table, Head(table.version, envs[-1]["hash"]))))
 
-    def _creation_id(self, key: str | None, fingerprint: str) -> str:
+    def _creation_id(self, key: str | None, request: Mapping[str, Any]) -> str:
         if key is None:
             return GAME_ID_PREFIX + secrets.token_hex(8)
+        fingerprint = sha256_hex(canonical_json(request))
         game_id = self.store.reserve_creation(
             sha256_hex(key.encode()), fingerprint, GAME_ID_PREFIX + secrets.token_hex(8)
         )
@@ -157,8 +195,10 @@ class GameService:
             raise IdempotencyKeyReused()
         return game_id
 
-    def _creation_answer(self, game_id: str, tokens: Mapping[int, str]) -> dict[str, Any]:
-        table, head = self.tables.load(game_id)
+    def _creation_answer(
+        self, game_id: str, tokens: Mapping[int, str], created: tuple[Table, Head] | None = None
+    ) -> dict[str, Any]:
+        table, head = created or self.tables.load(game_id)
         seats = [{**s.to_dict(), "token": tokens.get(s.seat)} for s in table.seats]
         return {**self.full_view(table, None), "id": game_id, "seats": seats, "version": head.version}
 
@@ -179,7 +219,37 @@ class GameService:
                 "this game belongs to a duplicate tournament round whose deal other tables are still playing: "
                 "only its own seats may read it until the round is over"
             )
+        if seat is not None and token is not None:
+            self._remember(self.seats_known, (game_id, token_hash(token)), int(seat))
         return Caller(int(seat) if seat is not None else None, head)
+
+    def identify_actor(self, game_id: str, token: str | None) -> Actor:
+        """``identify`` for a command: a token this process has seen as a seat of a game whose table it
+        holds costs no round trip (the append checks it: ``holder``), any other is identified now."""
+        if token is not None:
+            digest = token_hash(token)
+            seat = self.seats_known.get((game_id, digest))
+            if seat is not None and self.tables.known(game_id) is not None:
+                return Actor(seat, None, (f"tok:{digest}", str(seat)))
+        caller = self.identify(game_id, token)
+        return Actor(caller.seat, caller.head)
+
+    def _remember(self, memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+        """Keep ``value`` in a bounded memory of this process (least recently stored dropped first)."""
+        with self._memory_lock:
+            memory[key] = value
+            memory.move_to_end(key)
+            while len(memory) > self.tables.size * 4:
+                memory.popitem(last=False)
+
+    def _facts(self, game_id: str) -> Facts:
+        """The game's unchanging meta facts, from this process's memory or read once."""
+        known = self.facts_known.get(game_id)
+        if known is None:
+            meta = self.store.meta(game_id)
+            known = Facts(meta["seed"], meta.get(TOURNAMENT), meta.get(HOLD) is not None)
+            self._remember(self.facts_known, game_id, known)
+        return known
 
     def _entrant_of(self, tournament: str, token: str) -> bool:
         """Whether ``token`` is an entrant's (or the organiser's) of ``tournament``: in another table's
@@ -198,12 +268,19 @@ class GameService:
         idempotency_key: str | None = None,
         by: str | None = None,
         head: Head | None = None,
+        holder: tuple[str, str] | None = None,
     ) -> Answer:
-        """Take ``action`` for ``seat``; retries internally on a race unless a version was expected."""
+        """Take ``action`` for ``seat``; retries internally on a race unless a version was expected.
+
+        ``head``: the head read while identifying the seat; ``holder``: the seat came from this
+        process's memory instead (``identify_actor``), and the append checks it.
+        """
         if seat is None:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
-        fingerprint = sha256_hex(canonical_json({"action": action, "expected_version": expected_version}))
         idem_key = f"{seat}:{idempotency_key}" if idempotency_key else None
+        fingerprint = (
+            sha256_hex(canonical_json({"action": action, "expected_version": expected_version})) if idem_key else ""
+        )
         done = self._commit(
             game_id,
             seat,
@@ -212,10 +289,32 @@ class GameService:
             idem_key,
             expected_version,
             head,
+            holder=holder,
         )
         if isinstance(done, Committed):
             return Answer(self._action_answer(done.table, seat, done.version, done.envs))
         return Answer(self._replayed_answer(game_id, seat, done, fingerprint), replayed=True)
+
+    def act_as(
+        self,
+        game_id: str,
+        token: str | None,
+        actor: Actor,
+        action: Mapping[str, Any],
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Answer:
+        """``act`` for the seat of ``token``, identified as ``actor`` (``identify_actor``)."""
+        try:
+            return self.act(
+                game_id, actor.seat, action, expected_version, idempotency_key, head=actor.head, holder=actor.holder
+            )
+        except HolderRefused:  # this process remembered the token wrongly (the game is gone): ask Redis
+            if token is not None:
+                self.seats_known.pop((game_id, token_hash(token)), None)
+            self.tables.forget(game_id)
+            caller = self.identify(game_id, token)
+            return self.act(game_id, caller.seat, action, expected_version, idempotency_key, head=caller.head)
 
     def join(self, game_id: str, seat: int, name: str, idempotency_key: str | None = None) -> Answer:
         """Take open seat ``seat`` as ``name``; the answer holds the seat's token, shown only here."""
@@ -244,28 +343,42 @@ class GameService:
         expected_version: int | None = None,
         head: Head | None = None,
         meta: Mapping[str, str] | None = None,
+        holder: tuple[str, str] | None = None,
     ) -> Committed | Mapping[str, Any]:
-        """Decide ``command`` on the game now and append its events (with the seal when it ends the game).
+        """Decide ``command`` on the game and append its events (with the seal when it ends the game).
 
-        Retries on a race unless a version was expected. Returns what was
-        committed, or the idempotency record of an earlier command with the same key.
+        Returns what was committed, or the idempotency record of an earlier
+        command with the same key. One round trip when this process holds the
+        game's table and no ``head`` was read (``TableLoader.known``): the
+        command is decided on that table and the conditional append checks it
+        was the game's latest. A refused append carries the events since, so
+        the command is decided again on the game as it is (retried on a race
+        unless a version was expected). A refusal by the rules, or a stale
+        expected version, judged on a table that may be behind is judged again
+        on the game as it is before it is answered. An idempotency key is
+        checked by the append; a refused command looks up its key first, so a
+        retry of a command that was done is answered as it was.
         """
-        if idem_key:
-            prior = self.store.idempotency_record(game_id, idem_key)
-            if prior is not None:
-                return prior
+        known = self.tables.known(game_id) if head is None else None
+        table, head = known or self.tables.load(game_id, head)
+        maybe_behind = known is not None
         for _attempt in range(MAX_RETRIES):
-            table, head = self.tables.load(game_id, head)
-            if expected_version is not None and expected_version != head.version:
-                raise Conflict(head.version)
-            events, new_table = command(table)
+            try:
+                if expected_version is not None and expected_version != head.version:
+                    raise Conflict(head.version)
+                events, new_table = command(table)
+            except (KifuError, Conflict):
+                if maybe_behind:
+                    table, head = self.tables.load(game_id)
+                    maybe_behind = False
+                    continue
+                prior = self.store.idempotency_record(game_id, idem_key) if idem_key else None
+                if prior is not None:
+                    return prior
+                raise
             envs = self._envelopes(game_id, events, head.version, head.hash)
-            record = {
-                "seat": seat,
-                "first": head.version + 1,
-                "last": head.version + len(envs),
-                "fingerprint": fingerprint,
-            }
+            last = head.version + len(envs)
+            record = {"seat": seat, "first": head.version + 1, "last": last, "fingerprint": fingerprint}
             try:
                 version = self.store.append(
                     game_id,
@@ -275,17 +388,19 @@ class GameService:
                     idempotency=(idem_key, record) if idem_key else None,
                     meta=meta,
                     due=self._due(new_table, events),
+                    holder=holder,
                 )
             except VersionConflict as conflict:
-                if expected_version is not None:
+                if expected_version is not None and not maybe_behind:
                     raise Conflict(conflict.current) from None
-                head = None  # re-read the head on the next attempt
+                table, head = self.tables.caught_up(game_id, table, head, conflict.tail) or self.tables.load(game_id)
+                maybe_behind = False
                 continue
             except DuplicateCommand as dup:
                 return dup.record
             if len(envs) > len(events):
                 new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
-            self.tables.remember(game_id, new_table)
+            self.tables.remember(game_id, new_table, envs[-1]["hash"])
             self._schedule(game_id, new_table, events)
             return Committed(new_table, version, envs)
         raise Conflict(self.store.head(game_id).version)
@@ -298,14 +413,14 @@ class GameService:
         at = rfc3339(self.clock())
         envs = envelopes(events, version + 1, prev, at, fresh_salt)
         if events and events[-1].type == engine.GAME_ENDED:
-            meta = self.store.meta(game_id)
-            if meta.get(HOLD) != "1":
-                envs += self._seal(meta, version + len(envs), envs[-1]["hash"], at)
+            facts = self._facts(game_id)
+            if not facts.held:
+                envs += self._seal(facts.seed, version + len(envs), envs[-1]["hash"], at)
         return envs
 
     @staticmethod
-    def _seal(meta: Mapping[str, str], version: int, head: str, at: str) -> list[dict[str, Any]]:
-        return envelopes([engine.seal(bytes.fromhex(meta["seed"]), head)], version + 1, head, at, fresh_salt)
+    def _seal(seed: str, version: int, head: str, at: str) -> list[dict[str, Any]]:
+        return envelopes([engine.seal(bytes.fromhex(seed), head)], version + 1, head, at, fresh_salt)
 
     def release(self, game_id: str) -> bool:
         """Seal a finished game that a tournament held back (its private parts become public); True once sealed."""
@@ -313,12 +428,12 @@ class GameService:
             table, head = self.tables.load(game_id)
             if table.sealed or not table.finished:
                 return table.sealed
-            envs = self._seal(self.store.meta(game_id), head.version, head.hash, rfc3339(self.clock()))
+            envs = self._seal(self._facts(game_id).seed, head.version, head.hash, rfc3339(self.clock()))
             try:
                 self.store.append(game_id, envs, head.version, head.hash, meta={HOLD: "0"}, due=None)
             except VersionConflict:
                 continue
-            self.tables.remember(game_id, engine.evolve(table, to_event(envs[0])))
+            self.tables.remember(game_id, engine.evolve(table, to_event(envs[0])), envs[0]["hash"])
             return True
         raise Conflict(self.store.head(game_id).version)
 
@@ -392,7 +507,7 @@ class GameService:
         """Ask for bot turns and move timeouts for seats that just became to act."""
         only_a_commitment = len(events) == 1 and events[0].type == engine.CHOICE_COMMITTED
         if table.finished:
-            tournament = self.store.meta(game_id).get(TOURNAMENT)
+            tournament = self._facts(game_id).tournament
             if tournament:
                 self.scheduler.tournament_step(tournament)
             return

@@ -16,11 +16,17 @@ from domain.engine import Table
 
 
 class VersionConflict(Exception):
-    """The game moved on: ``current`` is its version now."""
+    """The game moved on: ``current`` is its version now; ``tail``, when the store could tell them in
+    the same answer, the envelopes after the version the caller expected (else empty)."""
 
-    def __init__(self, current: int) -> None:
+    def __init__(self, current: int, tail: Sequence[Mapping[str, Any]] = ()) -> None:
         super().__init__(f"version conflict: the game is at version {current}")
         self.current = current
+        self.tail = list(tail)
+
+
+class HolderRefused(Exception):
+    """An append's ``holder`` check failed: that meta field does not hold that value (nothing written)."""
 
 
 class DuplicateCommand(Exception):
@@ -60,10 +66,12 @@ class EventLog(Protocol):
         idempotency: tuple[str, Mapping[str, Any]] | None = None,
         meta: Mapping[str, str] | None = None,
         due: Due = Keep.KEEP,
+        holder: tuple[str, str] | None = None,
     ) -> int: ...
     def head(self, game_id: str) -> Head: ...
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...
     def head_and_fields(self, game_id: str, meta_fields: Sequence[str]) -> tuple[Head, list[str | None]]: ...
+    def head_and_tail(self, game_id: str, after: int, limit: int) -> tuple[Head, list[dict[str, Any]]]: ...
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]: ...
     def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]: ...
     def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]: ...

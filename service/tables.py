@@ -1,20 +1,27 @@
 """Loading a game's table: process cache, then snapshot, then the log's tail.
 
 A table is a pure function of the log, so any process can rebuild it; the
-cache only saves work (it is never the source of truth: every load checks the
-head in Redis first).
+cache only saves work. A load checks the head in Redis first; a command may
+instead start from ``known``, the table this process last saw with the head
+hash it was at, because its conditional append is the check: if the game
+moved meanwhile the append is refused with the events since, and the command
+is decided again on the game as it is (``GameService._commit``).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from threading import Lock
+from typing import Any
 
 from domain import engine
 from domain.engine import Table
 from domain.record import to_event
 from service.errors import GameNotFound
 from service.ports import EventLog, Head, SnapshotLoader
+
+TAIL_READ = 64  # events read with the head of a cached game; a longer tail is read as usual
 
 
 class TableLoader:
@@ -24,15 +31,24 @@ class TableLoader:
         self.store = store
         self.snapshots = snapshots
         self.size = size
-        self._cache: OrderedDict[str, Table] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[Table, str | None]] = OrderedDict()  # table, hash of its last event
         self._lock = Lock()
 
     def load(self, game_id: str, head: Head | None = None) -> tuple[Table, Head]:
-        """The table at ``head`` (read now when not given), and that head."""
+        """The table at ``head`` (read now when not given), and that head.
+
+        With the game cached and no head given, the head and the events since the cached table are read
+        in one round trip.
+        """
+        if head is None:
+            refreshed = self._refreshed(game_id)
+            if refreshed is not None:
+                return refreshed
         head = head or self.store.head(game_id)
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
-        table = self._cached(game_id) or (self.snapshots(game_id) if self.snapshots else None)
+        cached = self._cached(game_id)
+        table = cached[0] if cached else (self.snapshots(game_id) if self.snapshots else None)
         if table is not None and table.version > head.version:
             table = None
         after = table.version if table is not None else 0
@@ -40,19 +56,63 @@ class TableLoader:
             envs = self.store.read(game_id, after, head.version - after)
             table = engine.replay([to_event(e) for e in envs], table)
         assert table is not None
-        self.remember(game_id, table)
+        self.remember(game_id, table, head.hash if table.version == head.version else None)
         return table, head
 
-    def remember(self, game_id: str, table: Table) -> None:
-        """Keep ``table`` as the newest known state of the game."""
+    def _refreshed(self, game_id: str) -> tuple[Table, Head] | None:
+        """The cached table brought up to the game's head in one round trip (None: the game is not
+        cached, or what was read does not continue it)."""
+        cached = self._cached(game_id)
+        if cached is None:
+            return None
+        table, digest = cached
+        head, tail = self.store.head_and_tail(game_id, table.version, TAIL_READ)
+        if head.version == 0 or head.version != table.version + len(tail):
+            return None
+        if tail and digest is not None and tail[0]["prev"] != digest:
+            return None
+        if tail:
+            table = engine.replay([to_event(e) for e in tail], table)
+        self.remember(game_id, table, head.hash)
+        return table, head
+
+    def known(self, game_id: str) -> tuple[Table, Head] | None:
+        """The newest table this process has seen of the game, with its head (None: not cached, or its
+        head hash unknown). It may be behind the game: only a conditional append can rely on it."""
+        table, digest = self._cached(game_id) or (None, None)
+        if table is None or digest is None:
+            return None
+        return table, Head(table.version, digest)
+
+    def caught_up(
+        self, game_id: str, table: Table, head: Head, tail: Sequence[Mapping[str, Any]]
+    ) -> tuple[Table, Head] | None:
+        """``table`` (at ``head``) with ``tail``, the envelopes that follow it, applied; None when the
+        tail does not continue that head's chain."""
+        if not tail or tail[0]["seq"] != head.version + 1 or tail[0]["prev"] != head.hash:
+            return None
+        table = engine.replay([to_event(e) for e in tail], table)
+        head = Head(table.version, tail[-1]["hash"])
+        self.remember(game_id, table, head.hash)
+        return table, head
+
+    def remember(self, game_id: str, table: Table, head_hash: str | None = None) -> None:
+        """Keep ``table`` as the newest known state of the game (``head_hash``: the hash of its last event)."""
         with self._lock:
             known = self._cache.get(game_id)
-            if known is None or known.version <= table.version:
-                self._cache[game_id] = table
+            if known is None or known[0].version < table.version:
+                self._cache[game_id] = (table, head_hash)
+            elif known[0].version == table.version and known[1] is None:
+                self._cache[game_id] = (known[0], head_hash)
             self._cache.move_to_end(game_id)
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
 
-    def _cached(self, game_id: str) -> Table | None:
+    def forget(self, game_id: str) -> None:
+        """Drop the game from the cache."""
+        with self._lock:
+            self._cache.pop(game_id, None)
+
+    def _cached(self, game_id: str) -> tuple[Table, str | None] | None:
         with self._lock:
             return self._cache.get(game_id)

@@ -10,6 +10,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from entrypoints.api import body, cors, limits, problems
+from entrypoints.api.fast_json import FastJSONProvider
 
 MIB = 1024 * 1024
 
@@ -34,9 +35,15 @@ DEFAULTS = {
 }
 
 
+class KifuApp(Flask):
+    """The API's Flask: JSON answers encoded by orjson (``fast_json``)."""
+
+    json_provider_class = FastJSONProvider
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the API app: defaults, then ``KIFU_*`` environment, then ``test_config``."""
-    app = Flask(__name__)
+    app = KifuApp(__name__)
     app.url_map.merge_slashes = False  # `//` is a 404 problem, not an HTML redirect
     app.config.from_mapping(DEFAULTS)
     if os.environ.get("REDIS_URL"):

@@ -67,12 +67,12 @@ def legal_actions(game_id: str) -> ResponseReturnValue:
 @bp.post("/<game_id>/actions")
 @limits.per_seat
 def take_action(game_id: str) -> ResponseReturnValue:
-    caller = _caller(game_id)
+    token = bearer_token()
+    actor = games().identify_actor(game_id, token)
     body = ACTION_SCHEMA.load(json_object())
     if_match = _if_match_version() if "If-Match" in request.headers else None  # judged even when not used
     expected = body["expected_version"] if body["expected_version"] is not None else if_match
-    answer = games().act(game_id, caller.seat, body["action"], expected, idempotency_key(), head=caller.head)
-    return _answered(answer)
+    return _answered(games().act_as(game_id, token, actor, body["action"], expected, idempotency_key()))
 
 
 @bp.post("/<game_id>/seats/<int:seat>/join")

@@ -1,0 +1,187 @@
+"""The one-round-trip action path against a real Redis.
+
+A process that holds a game's table and knows the caller's token decides the
+action on that table and lets the conditional append check it: one round
+trip. Two services on one store stand for two API processes; a seat acting
+through one while the other seat acts through the other finds its table
+behind, and the refused append brings the events it missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+
+from adapters.redis_store import EventStore
+from domain.record import GENESIS
+from service.errors import Conflict, GameNotFound, IdempotencyKeyReused, Unauthorized
+from service.games import GameService
+from service.ports import HolderRefused, VersionConflict
+from service.tables import TableLoader
+from tests.integration.test_store import batch, game_id
+
+DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
+SAN_BAN = {"game": "san-ban", "players": [{"name": "a"}, {"name": "b"}], "options": {"mode": "standard"}}
+
+
+class CountingStore(EventStore):
+    """An event store that counts the round trips each of its methods makes."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        super().__init__(client, partitions=4)
+        self.calls: list[str] = []
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if name in {"append", "head", "head_and_fields", "head_and_tail", "read", "meta", "idempotency_record"}:
+            calls: list[str] = super().__getattribute__("calls")
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                calls.append(name)
+                return value(*args, **kwargs)
+
+            return counted
+        return value
+
+
+def service(client: redis.Redis) -> tuple[GameService, CountingStore]:
+    store = CountingStore(client)
+    return GameService(store=store, tables=TableLoader(store)), store
+
+
+def new_game(games: GameService) -> tuple[str, list[str]]:
+    answer = games.create_game(SAN_BAN["game"], SAN_BAN["players"], SAN_BAN["options"], {"first": 0, "decks": DECKS})
+    return answer.body["id"], [s["token"] for s in answer.body["seats"]]
+
+
+def place(move: int) -> dict[str, Any]:
+    seat = move % 2
+    return {"type": "place", "cell": move, "card": DECKS[seat][move // 2]}
+
+
+def act(games: GameService, game: str, token: str, action: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    actor = games.identify_actor(game, token)
+    return games.act_as(game, token, actor, action, **kwargs).body
+
+
+def test_the_process_that_created_a_game_acts_on_it_in_one_round_trip(redis_client: redis.Redis) -> None:
+    games, store = service(redis_client)
+    game, tokens = new_game(games)
+    for move in range(9):
+        store.calls.clear()
+        answer = act(games, game, tokens[move % 2], place(move))
+        assert store.calls == ["append"]
+        assert answer["version"] == store.head(game).version
+    assert answer["status"] == "finished"
+    assert [e["type"] for e in answer["events"]][-2:] == ["game_ended", "game_sealed"]
+
+
+def test_seats_on_two_processes_catch_up_from_the_refused_append(redis_client: redis.Redis) -> None:
+    first, first_store = service(redis_client)
+    second, second_store = service(redis_client)
+    game, tokens = new_game(first)
+    second.identify(game, tokens[1])  # the second process has met seat 1 once (reads the head)
+    second.tables.load(game)
+    for move in range(9):
+        games, store = (first, first_store) if move % 2 == 0 else (second, second_store)
+        store.calls.clear()
+        answer = act(games, game, tokens[move % 2], place(move))
+        assert answer["version"] == redis_client.xlen(first.store.log_key(game))  # type: ignore[attr-defined]
+        # the table it held was behind by the other seat's move: the rules refused seat 1 on it, so the
+        # head and the events since were read (one round trip) before the append
+        assert store.calls == (["head_and_tail", "append"] if move > 0 else ["append"])
+    assert answer["status"] == "finished"
+
+
+def test_a_refusal_judged_on_a_table_that_is_behind_is_judged_again(redis_client: redis.Redis) -> None:
+    first, _ = service(redis_client)
+    second, _ = service(redis_client)
+    game, tokens = new_game(first)
+    act(second, game, tokens[0], place(0))  # the first process's table is now behind
+    # seat 1 is to act: the first process's table says seat 0 is, but the answer is judged on the game
+    answer = act(first, game, tokens[1], place(1))
+    assert answer["version"] > 0
+    # seat 1 acting again is refused by the rules, judged on the game as it is
+    with pytest.raises(Exception, match="not to act"):
+        act(first, game, tokens[1], place(3))
+
+
+def test_an_expected_version_is_judged_against_the_game_not_the_table_held(redis_client: redis.Redis) -> None:
+    first, _ = service(redis_client)
+    second, _ = service(redis_client)
+    game, tokens = new_game(first)
+    moved = act(second, game, tokens[0], place(0))["version"]
+    answer = act(first, game, tokens[1], place(1), expected_version=moved)  # the first process held moved - n
+    assert answer["version"] > moved
+    with pytest.raises(Conflict) as stale:
+        act(second, game, tokens[0], place(2), expected_version=moved)
+    assert stale.value.current == answer["version"]
+
+
+def test_a_retried_command_is_answered_as_it_was_on_either_process(redis_client: redis.Redis) -> None:
+    first, _ = service(redis_client)
+    second, _ = service(redis_client)
+    game, tokens = new_game(first)
+    done = act(first, game, tokens[0], place(0), idempotency_key="k1")
+    for games in (first, second):
+        again = games.act_as(game, tokens[0], games.identify_actor(game, tokens[0]), place(0), idempotency_key="k1")
+        assert again.replayed and again.body["version"] == done["version"]
+        assert again.body["events"] == done["events"]
+    with pytest.raises(IdempotencyKeyReused):
+        act(second, game, tokens[0], place(2), idempotency_key="k1")
+
+
+def test_a_token_remembered_for_a_game_that_is_gone_is_asked_of_redis(redis_client: redis.Redis) -> None:
+    games, _ = service(redis_client)
+    game, tokens = new_game(games)
+    actor = games.identify_actor(game, tokens[0])
+    assert actor.head is None and actor.holder is not None  # from memory: nothing read
+    redis_client.flushall()
+    with pytest.raises(GameNotFound):
+        games.act_as(game, tokens[0], actor, place(0))
+    with pytest.raises(Unauthorized):
+        other, other_tokens = new_game(games)
+        games.act_as(other, tokens[0], games.identify_actor(other, tokens[0]), place(0))
+    assert other_tokens  # the new game's own tokens still act
+    assert act(games, other, other_tokens[0], place(0))["version"] > 0
+
+
+@pytest.mark.parametrize("behind", [1, 3])
+def test_a_refused_append_carries_the_events_since_the_expected_version(redis_client: redis.Redis, behind: int) -> None:
+    store = EventStore(redis_client, partitions=4)
+    gid = game_id()
+    first = batch(2)
+    store.append(gid, first, 0, GENESIS)
+    later = batch(behind, first=3, prev=first[-1]["hash"], tag="later")
+    store.append(gid, later, 2, first[-1]["hash"])
+    with pytest.raises(VersionConflict) as refused:
+        store.append(gid, batch(1, first=3, prev=first[-1]["hash"]), 2, first[-1]["hash"])
+    assert refused.value.current == 2 + behind
+    assert refused.value.tail == later
+
+
+def test_a_refused_append_far_behind_carries_no_events(redis_client: redis.Redis) -> None:
+    store = EventStore(redis_client, partitions=4)
+    gid = game_id()
+    envs = batch(80)
+    store.append(gid, envs, 0, GENESIS)
+    with pytest.raises(VersionConflict) as refused:
+        store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"])
+    assert refused.value.current == 80 and refused.value.tail == []
+
+
+def test_an_append_for_a_holder_checks_the_meta_field_first(redis_client: redis.Redis) -> None:
+    store = EventStore(redis_client, partitions=4)
+    gid = game_id()
+    store.append(gid, batch(1), 0, GENESIS, meta={"tok:abc": "1"})
+    attempt: Callable[[tuple[str, str]], int] = lambda holder: store.append(  # noqa: E731
+        gid, batch(1, first=2, prev=store.head(gid).hash), 1, store.head(gid).hash, holder=holder
+    )
+    for wrong in [("tok:abc", "0"), ("tok:xyz", "1")]:
+        with pytest.raises(HolderRefused):
+            attempt(wrong)
+        assert store.head(gid).version == 1  # nothing written
+    assert attempt(("tok:abc", "1")) == 2
