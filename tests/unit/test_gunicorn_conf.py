@@ -30,3 +30,54 @@ def test_the_open_files_limit_fits_the_connections() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == out[1]
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.sends: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.sends.append(bytes(data))
+
+    send = sendall
+
+
+def gunicorn_response(length: int | None, method: str = "POST") -> object:
+    """A real gunicorn ``Response`` for a request of ``method``, headers set as a WSGI app would."""
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+    from gunicorn.http.wsgi import Response
+
+    import entrypoints.gunicorn_conf  # noqa: F401  (patches Response.write)
+
+    req = SimpleNamespace(version=(1, 1), method=method, should_close=lambda: False, uri="/")
+    resp = Response(req, Socket(), Config())
+    headers = [("Content-Type", "application/json")] + ([("Content-Length", str(length))] if length is not None else [])
+    resp.start_response("201 CREATED", headers)
+    return resp
+
+
+def test_a_whole_answer_goes_out_in_one_send_with_its_head() -> None:
+    resp = gunicorn_response(5)
+    resp.write(b"hello")  # type: ignore[attr-defined]
+    resp.close()  # type: ignore[attr-defined]
+    sends = resp.sock.sends  # type: ignore[attr-defined]
+    assert len(sends) == 1
+    head, _, body = sends[0].partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 201 CREATED\r\n") and b"Content-Length: 5" in head and body == b"hello"
+
+
+def test_streamed_partial_and_bodiless_answers_are_gunicorns_own() -> None:
+    streamed = gunicorn_response(None)  # no length: chunked, like an SSE stream
+    streamed.write(b"data: 1\n\n")  # type: ignore[attr-defined]
+    streamed.close()  # type: ignore[attr-defined]
+    assert len(streamed.sock.sends) >= 2 and b"Transfer-Encoding: chunked" in streamed.sock.sends[0]  # type: ignore[attr-defined]
+    partial = gunicorn_response(10)
+    partial.write(b"hello")  # type: ignore[attr-defined]
+    partial.write(b"world")  # type: ignore[attr-defined]
+    assert b"".join(partial.sock.sends).endswith(b"\r\n\r\nhelloworld")  # type: ignore[attr-defined]
+    head = gunicorn_response(5, method="HEAD")
+    head.write(b"hello")  # type: ignore[attr-defined]
+    head.close()  # type: ignore[attr-defined]
+    assert b"".join(head.sock.sends).endswith(b"\r\n\r\n")  # type: ignore[attr-defined]
