@@ -177,12 +177,21 @@ def _report(report: dict[str, Any]) -> None:
 
 @main.command()
 @click.argument("which", nargs=-1)
-@click.option("--url", default=None, help="API base URL for the HTTP benchmark (e.g. http://127.0.0.1:8000)")
-def bench(which: tuple[str, ...], url: str | None) -> None:
-    """Print benchmark figures (domain, store, load, api). Nothing is asserted."""
+@click.option(
+    "--url",
+    default=None,
+    help="API base URL for the HTTP benchmark (e.g. http://127.0.0.1:8000); for compare, a running API to "
+    "measure instead of starting two",
+)
+@click.option("--seconds", type=float, default=None, help="api, compare: seconds per measurement (20; compare 15)")
+@click.option("--clients", type=int, default=16, show_default=True, help="api, compare: concurrent connections")
+@click.option("--wrk", is_flag=True, help="compare: also run wrk against one server, as a cross-check")
+def bench(which: tuple[str, ...], url: str | None, seconds: float | None, clients: int, wrk: bool) -> None:
+    """Print benchmark figures (domain, store, load, api; compare, only when named: Kifu against its
+    baselines, a few minutes). Nothing is asserted."""
     from bench import run_all
 
-    run_all(list(which), url)
+    run_all(list(which), url, seconds, clients, wrk)
 
 
 @main.command()
