@@ -54,11 +54,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, evolver, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, changed, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -90,6 +90,8 @@ ATTACKS = ("high-strike", "low-strike", "balanced-strike", *SPECIALS)
 STANCE_AFTER = {"kesa": EARTH, "zan-tetsu": HEAVEN}
 
 DEAL, SETUP, PROGRAM, OVER = "deal", "setup", "program", "over"
+BOTH_CHOOSE = Pending((RED, BLUE), simultaneous=True)
+NOBODY = Pending(())
 
 SPECIALS_DEALT = "specials_dealt"
 SAMURAI_PLACED = "samurai_placed"
@@ -214,6 +216,13 @@ def resolve_step(
 # ---------------------------------------------------------------- state
 
 
+@cache  # (special or None) x (set-aside card or None): a few dozen hands
+def hand_of(held_special: str | None, set_aside: str | None) -> tuple[str, ...]:
+    """The cards a seat may program: the five regular ones and its unplayed special, minus the set-aside card."""
+    cards = (*REGULAR_CARDS, held_special) if held_special else REGULAR_CARDS
+    return tuple(c for c in cards if c != set_aside)
+
+
 @dataclass(frozen=True)
 class Samurai:
     """One samurai on the battlefield (space and stance None until an advanced setup)."""
@@ -272,9 +281,7 @@ class State:
 
     def hand(self, seat: int) -> tuple[str, ...]:
         """The cards the seat may program this round."""
-        special = self.held_special(seat)
-        cards = (*REGULAR_CARDS, special) if special else REGULAR_CARDS
-        return tuple(c for c in cards if c != self.set_aside[seat])
+        return hand_of(self.held_special(seat), self.set_aside[seat])
 
     def holding(self, seat: int) -> tuple[str, ...]:
         """The cards in the seat's hand now: without the cards of the steps resolved this round.
@@ -312,7 +319,7 @@ def _dealt(state: State, ev: Event) -> State:
     specials = (ev.private_for(RED).get("special"), ev.private_for(BLUE).get("special"))
     start = ev.data.get("samurai")
     samurai = (Samurai(), Samurai()) if start is None else _placed_samurai(start)
-    return replace(
+    return changed(
         state,
         specials=specials,
         third_special=ev.hidden.get("set_aside"),
@@ -328,14 +335,14 @@ def _placed_samurai(placed: Sequence[Mapping[str, Any]]) -> tuple[Samurai, Samur
 
 
 def _placed(state: State, ev: Event) -> State:
-    return replace(state, samurai=_placed_samurai(ev.data["samurai"]), phase=PROGRAM)
+    return changed(state, samurai=_placed_samurai(ev.data["samurai"]), phase=PROGRAM)
 
 
 def _step_started(state: State, ev: Event) -> State:
     step, faces, cards = ev.data["step"], ev.data["actions"], ev.data["cards"]
     used = _pair(c if c in SPECIALS else state.specials_used[s] for s, c in enumerate(cards))
     log = StepLog(step, _pair(faces))
-    return replace(
+    return changed(
         state,
         step=step,
         specials_used=used,
@@ -344,42 +351,47 @@ def _step_started(state: State, ev: Event) -> State:
     )
 
 
-def _log(state: State, **more: Any) -> State:
+def _samurai_with(state: State, seat: int, **changes: Any) -> tuple[Samurai, Samurai]:
+    """Both samurai, ``seat``'s one changed."""
+    return _set(state.samurai, seat, changed(state.samurai[seat], **changes))
+
+
+def _steps_with(state: State, field: str, entry: tuple[Any, ...]) -> tuple[StepLog, ...]:
+    """The round's steps, ``entry`` added to the ``moves``, ``attacks`` or ``damage`` of the last one."""
     last = state.steps[-1]
-    grown: dict[str, Any] = {k: (*getattr(last, k), v) for k, v in more.items()}
-    changed = replace(last, **grown)
-    return replace(state, steps=(*state.steps[:-1], changed))
+    return (*state.steps[:-1], changed(last, **{field: (*getattr(last, field), entry)}))
 
 
 def _moved(state: State, ev: Event) -> State:
-    seat = ev.data["seat"]
-    state = _update(state, seat, space=ev.data["to"])
-    return _log(state, moves=(seat, ev.data["action"], ev.data["from"], ev.data["to"]))
-
-
-def _update(state: State, seat: int, **changes: Any) -> State:
-    samurai = replace(state.samurai[seat], **changes)
-    return replace(state, samurai=_set(state.samurai, seat, samurai))
+    seat, face, start, to = ev.data["seat"], ev.data["action"], ev.data["from"], ev.data["to"]
+    return changed(
+        state, samurai=_samurai_with(state, seat, space=to), steps=_steps_with(state, "moves", (seat, face, start, to))
+    )
 
 
 def _stance(state: State, ev: Event) -> State:
-    return _update(state, ev.data["seat"], stance=ev.data["stance"])
+    return changed(state, samurai=_samurai_with(state, ev.data["seat"], stance=ev.data["stance"]))
 
 
 def _attacked(state: State, ev: Event) -> State:
-    return _log(state, attacks=(ev.data["seat"], ev.data["attack"], ev.data["result"]))
+    return changed(state, steps=_steps_with(state, "attacks", (ev.data["seat"], ev.data["attack"], ev.data["result"])))
 
 
 def _damaged(state: State, ev: Event) -> State:
     seat = ev.data["seat"]
     defeated = ev.type == DEFEATED
-    state = _log(_update(state, seat, injured=True, defeated=defeated), damage=(seat, ev.type))
-    return replace(state, phase=OVER, winner=other(seat)) if defeated else state
+    return changed(
+        state,
+        samurai=_samurai_with(state, seat, injured=True, defeated=defeated),
+        steps=_steps_with(state, "damage", (seat, ev.type)),
+        phase=OVER if defeated else state.phase,
+        winner=other(seat) if defeated else state.winner,
+    )
 
 
 def _round_ended(state: State, ev: Event) -> State:
     over = state.round >= state.max_rounds
-    return replace(
+    return changed(
         state,
         set_aside=_pair(ev.data["set_aside"]),
         first_cards=(None, None),
@@ -455,14 +467,32 @@ def _check_program(state: State, seat: int, action: Mapping[str, Any]) -> None:
         raise IllegalAction(f"first and second must be different cards: {why}")
 
 
-def _program_actions(state: State, seat: int) -> list[dict[str, Any]]:
-    faces = [f for card in state.hand(seat) for f in CARD_FACES.get(card, (SPECIAL,))]
-    return [
-        {"type": "program", "first": a, "second": b}
-        for a in faces
-        for b in faces
-        if state.card_of(seat, a) != state.card_of(seat, b)
-    ]
+@cache  # a few dozen hands: which card is set aside, which special is held
+def programs_of(hand: tuple[str, ...]) -> tuple[Mapping[str, str], ...]:
+    """Every program of ``hand``: a first and a second face on two different cards, in listing order.
+
+    Shared and cached: callers copy an action before handing it out.
+    """
+    faces = [(face, card) for card in hand for face in CARD_FACES.get(card, (SPECIAL,))]
+    return tuple(
+        {"type": "program", "first": first, "second": second}
+        for first, first_card in faces
+        for second, second_card in faces
+        if first_card != second_card
+    )
+
+
+@cache
+def setups_of(seat: int) -> tuple[Mapping[str, Any], ...]:
+    """Every advanced start of ``seat``: its three start spaces, each in both stances (shared, cached)."""
+    return tuple(
+        {"type": "setup", "space": space, "stance": stance} for space in SETUP_SPACES[seat] for stance in STANCES
+    )
+
+
+def _listed_actions(state: State, seat: int) -> tuple[Mapping[str, Any], ...]:
+    """The seat's legal actions in listing order, shared (see ``programs_of``)."""
+    return setups_of(seat) if state.phase == SETUP else programs_of(state.hand(seat))
 
 
 def _step_events(state: State, step: int, faces: tuple[str, str]) -> list[Event]:
@@ -558,15 +588,15 @@ class KiriAi:
 
     def pending(self, state: State) -> Pending:
         """Both players choose at once (setup or program); nobody once over."""
-        if state.phase in (SETUP, PROGRAM):
-            return Pending((RED, BLUE), simultaneous=True)
-        return Pending(())
+        return BOTH_CHOOSE if state.phase in (SETUP, PROGRAM) else NOBODY
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every setup or program ``seat`` may choose now, exactly as accepted."""
-        if state.phase == SETUP:
-            return [{"type": "setup", "space": sp, "stance": st} for sp in SETUP_SPACES[seat] for st in STANCES]
-        return _program_actions(state, seat)
+        return [dict(action) for action in _listed_actions(state, seat)]
+
+    def sample_action(self, state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
+        """A uniformly random legal action: the very draw ``rnd.choice(legal_actions)`` makes, minus the copies."""
+        return dict(rnd.choice(_listed_actions(state, seat)))
 
     def decide(self, state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         """Kiri-ai has no turn actions: every choice is secret."""

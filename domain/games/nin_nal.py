@@ -28,10 +28,11 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, evolver, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, changed, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -67,23 +68,28 @@ def value(card: str) -> int:
     return int(card.split("-", 1)[1])
 
 
+CARD_SET = frozenset(CARDS)
+COLOUR_OF = {card: colour(card) for card in CARDS}  # parsed once: the rules ask for colours all the time
+VALUE_OF = {card: value(card) for card in CARDS}
+
+
 def beats(card: str, other: str) -> bool:
     """True when ``card`` beats ``other`` at rock-paper-scissors (colour only)."""
-    return BEATS[colour(card)] == colour(other)
+    return BEATS[COLOUR_OF[card]] == COLOUR_OF[other]
 
 
 def resolution_order(cards: Sequence[str]) -> list[str]:
     """Highest value first; equal values: the RPS winner, or rock, scissors, paper for three."""
     by_value: dict[int, list[str]] = {}
     for card in cards:
-        by_value.setdefault(value(card), []).append(card)
+        by_value.setdefault(VALUE_OF[card], []).append(card)
     out: list[str] = []
     for v in sorted(by_value, reverse=True):
         group = by_value[v]
         if len(group) == 2 and beats(group[1], group[0]):
             group = [group[1], group[0]]
         elif len(group) == 3:
-            group = sorted(group, key=lambda c: THREE_WAY_ORDER.index(colour(c)))
+            group = sorted(group, key=lambda c: THREE_WAY_ORDER.index(COLOUR_OF[c]))
         out += group
     return out
 
@@ -132,15 +138,19 @@ class State:
         """The revealed card now resolving (None outside the resolve phase)."""
         if self.phase != RESOLVE:
             return None
-        return next((r for r in self.revealed if r.move is None), None)
+        for card in self.revealed:
+            if card.move is None:
+                return card
+        return None
 
     def scores(self) -> list[int]:
         """Sum of won card values per seat."""
-        return [sum(value(c) for c in w) for w in self.won]
+        return [sum(VALUE_OF[c] for c in w) for w in self.won]
 
     def takeable(self, card: str) -> list[int]:
         """Piles whose top ``card`` beats."""
-        return [i for i, pile in enumerate(self.piles) if beats(card, pile[-1])]
+        beaten = BEATS[COLOUR_OF[card]]
+        return [i for i, pile in enumerate(self.piles) if COLOUR_OF[pile[-1]] == beaten]
 
 
 # ---------------------------------------------------------------- setup
@@ -183,7 +193,7 @@ def _deal(state: State, ev: Event) -> State:
     n = state.n_seats
     hands = tuple(tuple(ev.private_for(s).get("hand", ())) for s in range(n))
     piles = tuple((c,) for c in ev.data["piles"])
-    return replace(
+    return changed(
         state, phase=SELECT, round=1, hands=hands, piles=piles, won=((),) * n, unused=tuple(ev.hidden.get("unused", ()))
     )
 
@@ -191,8 +201,8 @@ def _deal(state: State, ev: Event) -> State:
 def _reveal(state: State, ev: Event) -> State:
     order = tuple(Revealed(int(r["seat"]), r["card"]) for r in ev.data["order"])
     played = {r.seat: r.card for r in order}
-    hands = tuple(tuple(c for c in hand if c != played.get(s)) for s, hand in enumerate(state.hands))
-    return replace(state, phase=RESOLVE, hands=hands, revealed=order)
+    hands = tuple(tuple([c for c in hand if c != played.get(s)]) for s, hand in enumerate(state.hands))
+    return changed(state, phase=RESOLVE, hands=hands, revealed=order)
 
 
 def _resolved(state: State, ev: Event) -> State:
@@ -205,20 +215,20 @@ def _resolved(state: State, ev: Event) -> State:
     else:
         piles[pile] = (*piles[pile], card)
         done = Revealed(seat, card, "place", pile)
-    revealed = tuple(done if r.seat == seat and r.move is None else r for r in state.revealed)
-    state = replace(state, piles=tuple(piles), won=tuple(won), revealed=revealed)
+    revealed = tuple([done if r.seat == seat and r.move is None else r for r in state.revealed])
+    state = changed(state, piles=tuple(piles), won=tuple(won), revealed=revealed)
     return state if state.current is not None else _end_round(state)
 
 
 def _end_round(state: State) -> State:
-    state = replace(state, revealed=(), previous_round=state.revealed)
+    state = changed(state, revealed=(), previous_round=state.revealed)
     if state.round < ROUNDS:
-        return replace(state, phase=SELECT, round=state.round + 1)
+        return changed(state, phase=SELECT, round=state.round + 1)
     scores = state.scores()
     tied = tuple(s for s, v in enumerate(scores) if v == max(scores))
     if len(tied) > 1 and state.max_tied_throws > 0:
-        return replace(state, phase=TIE_BREAK, tied=tied, tie_started=tied)
-    return replace(state, phase=OVER, tied=tied, tie_started=tied if len(tied) > 1 else ())
+        return changed(state, phase=TIE_BREAK, tied=tied, tie_started=tied)
+    return changed(state, phase=OVER, tied=tied, tie_started=tied if len(tied) > 1 else ())
 
 
 def _thrown(state: State, ev: Event) -> State:
@@ -227,7 +237,7 @@ def _thrown(state: State, ev: Event) -> State:
     remaining = tuple(s for s in state.tied if s not in dropped)
     tied_throws = state.tied_throws + (0 if dropped else 1)
     over = len(remaining) == 1 or tied_throws >= state.max_tied_throws
-    return replace(
+    return changed(
         state,
         throws=(*state.throws, throw),
         tied=remaining,
@@ -302,6 +312,31 @@ def _throw_result(state: State, choices: Mapping[int, Mapping[str, Any]]) -> Eve
     )
 
 
+def _action_options(state: State, seat: int) -> tuple[str, str, Sequence[Any]]:
+    """The legal actions of ``seat`` as (type, field, the field's legal values in listing order)."""
+    if state.phase == SELECT:
+        return "select", "card", state.hands[seat]
+    if state.phase == TIE_BREAK:
+        return "throw", "sign", SIGNS
+    card = state.current.card  # type: ignore[union-attr]
+    takeable = state.takeable(card)
+    if takeable:
+        return "take", "pile", takeable
+    return "place", "pile", range(N_PILES)
+
+
+@cache  # one per set of seats: at most 2**5
+def _choosing(seats: tuple[int, ...]) -> Pending:
+    """``seats`` choose secretly at once."""
+    return Pending(seats, simultaneous=True)
+
+
+@cache
+def _acting(seats: tuple[int, ...]) -> Pending:
+    """``seats`` (one, or nobody) act in turn."""
+    return Pending(seats)
+
+
 # ---------------------------------------------------------------- the game
 
 
@@ -349,23 +384,21 @@ class NinNal:
     def pending(self, state: State) -> Pending:
         """Everybody selects at once; one owner resolves; tied players throw at once."""
         if state.phase == SELECT:
-            return Pending(tuple(range(state.n_seats)), simultaneous=True)
+            return _choosing(tuple(range(state.n_seats)))
         if state.phase == TIE_BREAK:
-            return Pending(state.tied, simultaneous=True)
+            return _choosing(state.tied)
         current = state.current
-        return Pending((current.seat,) if current else ())
+        return _acting((current.seat,) if current else ())
 
     def legal_actions(self, state: State, seat: int) -> list[dict[str, Any]]:
         """Every action ``seat`` may take now, exactly as accepted."""
-        if state.phase == SELECT:
-            return [{"type": "select", "card": c} for c in state.hands[seat]]
-        if state.phase == TIE_BREAK:
-            return [{"type": "throw", "sign": s} for s in SIGNS]
-        card = state.current.card  # type: ignore[union-attr]
-        takeable = state.takeable(card)
-        if takeable:
-            return [{"type": "take", "pile": i} for i in takeable]
-        return [{"type": "place", "pile": i} for i in range(N_PILES)]
+        kind, field, options = _action_options(state, seat)
+        return [{"type": kind, field: option} for option in options]
+
+    def sample_action(self, state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
+        """A uniformly random legal action: the very draw ``rnd.choice(legal_actions)`` makes, unlisted."""
+        kind, field, options = _action_options(state, seat)
+        return {"type": kind, field: rnd.choice(options)}
 
     def decide(self, state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         """The events of a take or place by the resolving card's owner."""
@@ -385,7 +418,7 @@ class NinNal:
                 raise IllegalAction(f"every player now selects a card: the action is 'select', not {kind!r}")
             require_fields(action, ["card"])
             card = action["card"]
-            if card not in CARDS:
+            if not isinstance(card, str) or card not in CARD_SET:
                 raise IllegalAction(f"there is no card {card!r} in Nin Nal")
             if card not in state.hands[seat]:
                 raise IllegalAction(f"{card} is not in your hand")
