@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.bots import choose_action
-from domain.engine import Seat, Table, create, replay, step
+from domain.engine import Seat, Table, start, step
 
 SALTS = ("s0", "s1", "s2", "s3")  # the domain benchmark times the rules, not salt drawing
 
@@ -16,7 +16,7 @@ SALTS = ("s0", "s1", "s2", "s3")  # the domain benchmark times the rules, not sa
 def play(game: str, levels: Sequence[str], seed: int, options: Mapping[str, Any] | None = None) -> Table:
     """One full game, a bot of ``levels[s]`` at each seat; the finished table."""
     seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
-    table = replay(create(game, f"bench-{seed}", seats, seed=seed.to_bytes(8, "big"), options=options))
+    _events, table = start(game, f"bench-{seed}", seats, seed=seed.to_bytes(8, "big"), options=options)
     rnd = random.Random(seed)
     while not table.finished:
         seat = table.to_act[0]

@@ -116,15 +116,17 @@ class Option:
 
     def validate(self, name: str, value: Any, n_seats: int | None = None) -> Any:
         """Return ``value`` if acceptable (for ``n_seats`` players, when given), else raise ``InvalidOptions``."""
-        if self.choices is not None and not any(value == c and type(value) is type(c) for c in self.choices):
+        if self.choices is not None and not _one_of(value, self.choices):
             allowed = ", ".join(map(as_json, self.choices))
             raise InvalidOptions(f"option {name!r} must be one of {allowed}; got {as_json(value)}", ("options", name))
         if self.check is not None:
             problem = self.check(value)
             if problem:
                 raise InvalidOptions(f"option {name!r}: {problem}", ("options", name))
-        counts = next((c for v, c in (self.players or {}).items() if v == value and type(v) is type(value)), None)
-        if n_seats is not None and counts is not None and n_seats not in counts:
+        if not self.players or n_seats is None:
+            return value
+        counts = next((c for v, c in self.players.items() if v == value and type(v) is type(value)), None)
+        if counts is not None and n_seats not in counts:
             *most, last = map(str, counts)
             allowed = f"{', '.join(most)} or {last}" if most else last
             raise InvalidOptions(
@@ -148,6 +150,14 @@ class Option:
         if self.players:
             out["players"] = [{"value": v, "players": list(c)} for v, c in self.players.items()]
         return out
+
+
+def _one_of(value: Any, choices: Sequence[Any]) -> bool:
+    """``value`` is one of ``choices``, with its type too (``true`` is not ``1``, nor ``1.0``)."""
+    for choice in choices:  # noqa: SIM110 (a plain loop: several times faster than any() over a generator)
+        if value == choice and type(value) is type(choice):
+            return True
+    return False
 
 
 Bot = Callable[[Any, int, Any], Mapping[str, Any]]
@@ -215,6 +225,8 @@ def changed(obj: T, **changes: Any) -> T:
 
 def require_fields(action: Mapping[str, Any], required: Sequence[str], optional: Sequence[str] = ()) -> None:
     """Refuse an action with missing or unknown fields, naming them."""
+    if action.keys() == {"type", *required}:
+        return  # the usual case, exactly the type and the required fields: nothing missing, nothing extra
     missing = [f for f in required if f not in action]
     if missing:
         raise IllegalAction(f"action {action.get('type')!r} needs field(s): {', '.join(missing)}")
@@ -225,8 +237,8 @@ def require_fields(action: Mapping[str, Any], required: Sequence[str], optional:
 
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> list[int]:
     """Competition ranks (1 = first, equal scores share a rank: 1, 1, 3)."""
-    sign = -1 if higher_is_better else 1
-    return [1 + sum(1 for other in scores if sign * other < sign * mine) for mine in scores]
+    best_first = sorted(scores, reverse=higher_is_better)  # a score's first place here counts the better ones
+    return [1 + best_first.index(mine) for mine in scores]
 
 
 def result_from_scores(scores: Sequence[float], higher_is_better: bool = True, **extra: Any) -> dict[str, Any]:

@@ -118,12 +118,25 @@ class Table:
         return self.seed is not None
 
     @property
+    def pending(self) -> Pending:
+        """Who must act in the game's ``state``, finished or not (the game's ``pending``).
+
+        Asked of the game once per state (``to_act`` and the turn check ask it several
+        times per action): the answer is kept with the state it belongs to, so a copy
+        of the table with another state asks again.
+        """
+        known: tuple[Any, Pending] | None = self.__dict__.get("_pending")
+        if known is None or known[0] is not self.state:
+            known = (self.state, self.game.pending(self.state))
+            self.__dict__["_pending"] = known  # a cache, not a field: outside ==, repr and snapshots
+        return known[1]
+
+    @property
     def to_act(self) -> list[int]:
         """Seats that must act now (a seat whose secret choice is in is not listed)."""
         if self.finished:
             return []
-        pending = self.game.pending(self.state)
-        return [s for s in pending.seats if s not in self.commitments]
+        return [s for s in self.pending.seats if s not in self.commitments]
 
 
 def commitment(game_id: str, seat: int, step: int, part: int, action: Mapping[str, Any], salt: str) -> str:
@@ -165,6 +178,19 @@ def create(
 ) -> list[Event]:
     """The opening events of a new game (``game_created`` then the game's setup); ``tournament``
     (``{"id", "round", "table"}``) links a tournament's game to the pairing that made it."""
+    return start(kind, game_id, seats, seed, options, deal, tournament)[0]
+
+
+def start(
+    kind: str,
+    game_id: str,
+    seats: Sequence[Seat],
+    seed: bytes,
+    options: Mapping[str, Any] | None = None,
+    deal: Mapping[str, Any] | None = None,
+    tournament: Mapping[str, Any] | None = None,
+) -> tuple[list[Event], Table]:
+    """``create`` plus the table after its events (saves replaying them), as ``step`` is to ``decide``."""
     game = get_game(kind)
     if not game.min_players <= len(seats) <= game.max_players:
         raise InvalidOptions(f"{game.name} needs {player_counts(game)}, got {len(seats)}", ("players",))
@@ -193,20 +219,46 @@ def create(
         private={HIDDEN: {"deal": dict(deal)}} if deal is not None else {},
     )
     try:
-        opening, _table = _apply([created, *game.setup(opts, len(seats), SeededRandom(seed), deal)], None)
-        return opening
+        return _apply([created, *game.setup(opts, len(seats), SeededRandom(seed), deal)], None)
     except InvalidOptions as exc:  # the setup judges the deal, or the options when there is none
         exc.field = exc.field or (("deal",) if deal is not None else ("options",))
         raise
 
 
+# The events ``evolve`` handles itself; every other event is the game's (``action_taken`` only counts).
+TABLE_EVENTS = frozenset({GAME_CREATED, CHOICE_COMMITTED, CHOICES_REVEALED, GAME_ENDED, GAME_SEALED, SEAT_JOINED})
+
+
 def replay(events: Sequence[Event], table: Table | None = None) -> Table:
-    """Fold ``events`` into a table (from scratch when ``table`` is None)."""
+    """Fold ``events`` into a table (from scratch when ``table`` is None): ``evolve`` event by event.
+
+    A run of ``action_taken`` and game events only counts versions and moves the game's
+    state, so the run is folded into the game's state and the table copied once for the
+    whole run (an action's events: one copy instead of one per event). The table is the
+    same as ``evolve`` makes event by event.
+    """
+    state: Any = None  # the game's state after the run so far
+    run = 0  # events of the current run, not yet in ``table``
     for ev in events:
-        table = evolve(table, ev)
+        if table is None or ev.type in TABLE_EVENTS:
+            if table is not None and run:
+                table, run = _after_run(table, state, run), 0
+            table = evolve(table, ev)
+            continue
+        if not run:
+            state = table.state
+        if ev.type != ACTION_TAKEN:
+            state = table.game.evolve(state, ev)
+        run += 1
     if table is None:
         raise ValueError("no events to replay")
-    return table
+    return _after_run(table, state, run) if run else table
+
+
+def _after_run(table: Table, state: Any, run: int) -> Table:
+    """``table`` after ``run`` events that each counted a version and brought it to ``state``."""
+    version = table.version + run
+    return changed(table, version=version, turn_version=version, state=state)
 
 
 def evolve(table: Table | None, ev: Event) -> Table:
@@ -381,7 +433,7 @@ def _check_turn(table: Table, seat: int, action: Mapping[str, Any]) -> Pending:
         raise IllegalAction("an action is a JSON object with a string field 'type'")
     if not 0 <= seat < len(table.seats):
         raise NotYourTurn(f"there is no seat {seat}")
-    pending = table.game.pending(table.state)
+    pending = table.pending
     if seat not in pending.seats:
         waiting = ", ".join(map(str, table.to_act)) or "nobody"
         raise NotYourTurn(f"seat {seat} is not to act now (waiting for seat(s) {waiting})")

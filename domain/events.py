@@ -18,15 +18,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 HIDDEN = "hidden"
+_NO_PRIVATE: Any = object()  # ``private`` not given: a fresh empty dict, as a ``default_factory`` gives
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Event:
     """One thing that happened. ``type`` is a stable past-tense name."""
 
     type: str
     data: Mapping[str, Any]
     private: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __init__(
+        self, type: str, data: Mapping[str, Any], private: Mapping[str, Mapping[str, Any]] = _NO_PRIVATE
+    ) -> None:
+        """Set the fields once: the ``__init__`` a frozen dataclass generates goes through
+        ``object.__setattr__`` per field, twice as slow, and a game makes dozens of events."""
+        fields = self.__dict__
+        fields["type"] = type
+        fields["data"] = data
+        fields["private"] = {} if private is _NO_PRIVATE else private
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form, private parts included (for the store and the record)."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from domain.games.san_ban.cards import ELEMENTS, Card
 
@@ -11,7 +12,18 @@ WIDTH = 3
 OPPOSITE = {"top": "bottom", "right": "left", "bottom": "top", "left": "right"}
 CAPTURE, ELEMENTAL, ADD = "capture", "elemental", "add"
 
-Board = Sequence[tuple[Card, int] | None]  # per cell: (card, owner) or empty
+
+class Occupant(Protocol):
+    """An occupied cell as the state keeps it (``state.Slot``): the card's id and its owner."""
+
+    @property
+    def card(self) -> str: ...
+    @property
+    def owner(self) -> int: ...
+
+
+Board = Sequence[Occupant | None]  # per cell: its occupant, or None when empty
+Cards = Mapping[str, Card]  # the card definitions by id
 
 
 def _neighbours(cell: int) -> tuple[tuple[str, int], ...]:
@@ -50,7 +62,9 @@ def beats(mine: Card, side: str, theirs: Card, elemental: bool) -> str | None:
     return None
 
 
-def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool, add: bool) -> list[tuple[str, list[int]]]:
+def flips(
+    board: Board, cards: Cards, cell: int, placed: Card, seat: int, elemental: bool, add: bool
+) -> list[tuple[str, list[int]]]:
     """Cells flipped by ``seat`` placing ``placed`` on ``cell``, grouped by rule.
 
     Every rule looks at the board before the placement (no chain reaction); a
@@ -63,7 +77,7 @@ def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool, add
         slot = board[other]
         if slot is None:
             continue
-        card, owner = slot
+        card, owner = cards[slot.card], slot.owner
         if add:
             sums.setdefault(placed.edge(side) + card.edge(OPPOSITE[side]), []).append((other, owner))
         rule = beats(placed, side, card, elemental) if owner != seat else None
@@ -81,6 +95,6 @@ def flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool, add
     return [(rule, sorted(cells)) for rule, cells in by_rule.items() if cells]
 
 
-def count_flips(board: Board, cell: int, placed: Card, seat: int, elemental: bool, add: bool) -> int:
+def count_flips(board: Board, cards: Cards, cell: int, placed: Card, seat: int, elemental: bool, add: bool) -> int:
     """How many cards ``flips`` would turn."""
-    return sum(len(cells) for _, cells in flips(board, cell, placed, seat, elemental, add))
+    return sum(len(cells) for _, cells in flips(board, cards, cell, placed, seat, elemental, add))

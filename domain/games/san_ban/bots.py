@@ -63,7 +63,7 @@ def best_place(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
     """The placement flipping the most cards now; ties: the fewest unsafe edges
     (``exposure``), then ``rnd``. In advanced mode the bot does not know which of
     its cards comes next, so it averages both measures over its unplayed cards."""
-    board = st.board_cards(state)
+    board = state.board
     elemental, add = state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
     enemies = threats(state, seat)
     mine = st.remaining(state, seat)
@@ -78,7 +78,7 @@ def best_place(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
     for cell in (c for c, slot in enumerate(board) if slot is None):
         for card_id, possible in options:
             cards = [st.card(state, c) for c in possible]
-            gain = sum(count_flips(board, cell, c, seat, elemental, add) for c in cards) / len(cards)
+            gain = sum(count_flips(board, state.by_id, cell, c, seat, elemental, add) for c in cards) / len(cards)
             risk = sum(exposure(board, cell, c, enemies, elemental) for c in cards) / len(cards)
             action = {"type": "place", "cell": cell} | ({"card": card_id} if card_id else {})
             scored.append(((gain, -risk), action))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar
@@ -50,6 +51,7 @@ PHASE_ACTIONS = {COIN_PHASE: CHOOSE_FIRST, PLAY: PLACE, CLAIM: CLAIM_CARD}  # th
 # ``pending`` runs several times per action; these answers are immutable, so shared.
 ONE_SEAT = tuple(Pending((seat,)) for seat in SEATS)
 NOBODY = Pending(())
+BLANK = {mode: State(mode=mode) for mode in MODES}  # the state before any event, per mode
 
 
 def _shuffle(hand: Sequence[str], perm: Sequence[int]) -> list[str]:
@@ -106,8 +108,10 @@ class SanBan:
     # -- setup ---------------------------------------------------------------
 
     def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
-        """No cards yet: ``decks_dealt`` brings them."""
-        return State(mode=options.get("mode", st.STANDARD))
+        """No cards yet: ``decks_dealt`` brings them. (States are immutable: every game of a mode
+        starts from the same one.)"""
+        mode = options.get("mode", st.STANDARD)
+        return BLANK.get(mode) or State(mode=mode)
 
     def setup(
         self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
@@ -176,13 +180,14 @@ class SanBan:
         """Scores, ranks and winners once over; hardcore adds the claimed card (null: none taken)."""
         if st.phase(state) != st.OVER:
             return None
-        win = st.winner(state)
+        points = st.scores(state)
+        win = st.leader(points)
         extra: dict[str, Any] = {}
         if state.claimed and win is not None:
             extra["claimed"] = {"seat": win, "card": state.claimed, "from": 1 - win}
         elif state.claim_declined:
             extra["claimed"] = None
-        return result_from_scores(st.scores(state), **extra)
+        return result_from_scores(points, **extra)
 
     # -- actions -------------------------------------------------------------
 
@@ -212,6 +217,18 @@ class SanBan:
             return [{"type": PLACE, "cell": cell} for cell in empty]
         hand = st.remaining(state, seat)
         return [{"type": PLACE, "cell": cell, "card": c} for cell in empty for c in hand]
+
+    def sample_action(self, state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
+        """A random legal action: the very one ``rnd.choice(self.legal_actions(state, seat))`` picks
+        (one draw below the number of legal actions, the same index), without listing the placements."""
+        if st.phase(state) != PLAY:
+            return rnd.choice(self.legal_actions(state, seat))
+        empty = [cell for cell, slot in enumerate(state.board) if slot is None]
+        if state.mode in FORCED_MODES:
+            return {"type": PLACE, "cell": rnd.choice(empty)}
+        hand = st.remaining(state, seat)  # the legal actions list each empty cell with every card of the hand
+        cell, card = divmod(rnd.randrange(len(empty) * len(hand)), len(hand))
+        return {"type": PLACE, "cell": empty[cell], "card": hand[card]}
 
     def _check_kind(self, state: State, action: Mapping[str, Any]) -> str:
         """The action's type if this phase accepts it, else the reason why not."""
@@ -265,19 +282,22 @@ class SanBan:
         if forced and "card" in action:
             raise IllegalAction(f"in {state.mode} mode the next card is forced: omit 'card'")
         require_fields(action, ["cell"] if forced else ["cell", "card"])
-        cell, hand = action["cell"], st.remaining(state, seat)
+        cell = action["cell"]
         if isinstance(cell, bool) or not isinstance(cell, int) or not 0 <= cell < N_CELLS:
             raise IllegalAction(f"'cell' must be a whole number 0-8 (row by row, 0 top-left); got {cell!r}")
         if state.board[cell] is not None:
             raise IllegalAction(f"cell {cell} is already occupied")
-        card_id = hand[0] if forced else action["card"]
-        if not isinstance(card_id, str) or card_id not in hand:
-            played = " (already played)" if card_id in state.played[seat] else ""
-            raise IllegalAction(f"{card_id} is not in your hand{played}")
+        if forced:
+            card_id = st.remaining(state, seat)[0]  # the next card of the fixed order
+        else:
+            card_id = action["card"]
+            if not isinstance(card_id, str) or not st.holds(state, seat, card_id):
+                played = " (already played)" if card_id in state.played[seat] else ""
+                raise IllegalAction(f"{card_id} is not in your hand{played}")
         placed = st.card(state, card_id)
         events = [Event(st.CARD_PLACED, {"seat": seat, "cell": cell, "card": card_id, "card_def": placed.to_dict()})]
         for rule, cells in flips(
-            st.board_cards(state), cell, placed, seat, state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
+            state.board, state.by_id, cell, placed, seat, state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
         ):
             events.append(Event(st.CARDS_FLIPPED, {"seat": seat, "cells": cells, "rule": rule}))
         return events

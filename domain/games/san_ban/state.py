@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.contract import changed, evolver
 from domain.events import Event
-from domain.games.san_ban.board import N_CELLS, Board
+from domain.games.san_ban.board import N_CELLS
 from domain.games.san_ban.cards import N_SEATS, Card
 
 STANDARD, GAMER, ADVANCED, HARDCORE = "standard", "gamer", "advanced", "hardcore"
@@ -91,16 +91,25 @@ def remaining(state: State, seat: int) -> tuple[str, ...]:
     return tuple([c for c in state.hands[seat] if c not in played])
 
 
+def holds(state: State, seat: int, card_id: str) -> bool:
+    """Whether ``card_id`` is one of ``seat``'s unplayed cards: ``card_id in remaining(state, seat)``."""
+    return state.hands is not None and card_id in state.hands[seat] and card_id not in state.played[seat]
+
+
 def scores(state: State) -> list[int]:
     """Cards of each colour on the board plus cards still in hand."""
-    return [
-        sum(1 for slot in state.board if slot is not None and slot.owner == s) + len(remaining(state, s)) for s in SEATS
-    ]
+    colours = [slot.owner for slot in state.board if slot is not None]
+    return [colours.count(s) + len(remaining(state, s)) for s in SEATS]
 
 
 def winner(state: State) -> int | None:
     """The seat with the higher score, or None on a tie."""
-    a, b = scores(state)
+    return leader(scores(state))
+
+
+def leader(points: Sequence[int]) -> int | None:
+    """The seat with the higher of the two ``points``, or None on a tie."""
+    a, b = points
     return None if a == b else (0 if a > b else 1)
 
 
@@ -117,12 +126,6 @@ def phase(state: State) -> str:
     if state.mode in CLAIM_MODES and state.claimed is None and not state.claim_declined and winner(state) is not None:
         return CLAIM
     return OVER
-
-
-def board_cards(state: State) -> Board:
-    """The board with card definitions, for the flip rules."""
-    by_id = state.by_id
-    return [None if slot is None else (by_id[slot.card], slot.owner) for slot in state.board]
 
 
 def _per_seat(values: Iterable[Iterable[Any]]) -> tuple[tuple[Any, ...], ...]:
