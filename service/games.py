@@ -159,7 +159,7 @@ class GameService:
         seats = [Seat(i, p.get("name"), p.get("bot"), bool(p.get("open"))) for i, p in enumerate(players)]
         seed = (placement.seed if placement else None) or secrets.token_bytes(32)
         link = placement.tournament if placement else None
-        events = engine.create(game, game_id, seats, seed, options, deal, link)  # InvalidOptions: the API's 422
+        events, table = engine.start(game, game_id, seats, seed, options, deal, link)  # InvalidOptions: the API's 422
         envs = envelopes(events, 1, GENESIS, rfc3339(self.clock()), fresh_salt)
         known = placement.token_hashes if placement else {}
         tokens = {
@@ -172,7 +172,6 @@ class GameService:
         meta |= {f"tok:{digest}": str(seat) for seat, digest in known.items()}
         if placement is not None:
             meta |= {TOURNAMENT: placement.tournament["id"], **({HOLD: "1"} if placement.hold else {})}
-        table = engine.replay(events)
         try:
             self.store.append(game_id, envs, 0, GENESIS, meta=meta, due=self._due(table, events))
         except VersionConflict:  # a concurrent retry with the same key created it first
