@@ -7,6 +7,7 @@ import threading
 import pytest
 import redis
 from flask.testing import FlaskClient
+from freezegun import freeze_time
 
 from bootstrap import Kifu
 from domain import engine
@@ -25,11 +26,16 @@ def finish(ann: Seat, bob: Seat) -> None:
 
 
 def make_games(client: FlaskClient) -> dict[str, str]:
+    """Three games, created a second apart (the list orders by creation time in milliseconds, and a
+    fast server creates several games in one millisecond: their order is then their ids')."""
     ids = {}
-    ids["a"], (ann, bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
+    with freeze_time("2026-01-01T00:00:01Z"):
+        ids["a"], (ann, bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
     finish(ann, bob)
-    ids["b"], _ = create(client, "toy", [{"name": "ann"}, {"name": "cid"}])
-    ids["c"], _ = create(client, "toy", [{"name": "dan"}, {"name": "eve"}])
+    with freeze_time("2026-01-01T00:00:02Z"):
+        ids["b"], _ = create(client, "toy", [{"name": "ann"}, {"name": "cid"}])
+    with freeze_time("2026-01-01T00:00:03Z"):
+        ids["c"], _ = create(client, "toy", [{"name": "dan"}, {"name": "eve"}])
     return ids
 
 
