@@ -7,13 +7,14 @@
 --       10 when the game next needs a job, in ms since the epoch ("" keep, "-" none),
 --       11 a meta field that must hold ARGV[12] ("" none: the seat's token hash and its seat, when the
 --       caller took the seat from its own cache), 12 that value,
+--       13 a pub/sub channel to announce the appended events on ("" none: see EventStore.follow),
 --       then M field/value pairs for the meta hash, then N event envelopes (JSON).
 -- Returns {"ok", new_version} | {"conflict", current_version, tail...} | {"duplicate", record} | {"refused"}.
 -- A conflict carries the events after the expected version (at most TAIL_MAX), so that the caller can
 -- catch up without another round trip. Everything is validated before the first write (Lua scripts do
 -- not roll back).
 local TAIL_MAX = 64
-local FIXED_ARGS = 12
+local FIXED_ARGS = 13
 local expected = tonumber(ARGV[1])
 local meta_pairs = tonumber(ARGV[8])
 local n_events = tonumber(ARGV[9])
@@ -66,5 +67,10 @@ end
 redis.call("XADD", KEYS[3], "*", "g", ARGV[3], "from", tostring(current + 1), "to", tostring(current + n_events))
 if ARGV[4] == "1" then
   redis.call("SET", KEYS[4], ARGV[5], "EX", tonumber(ARGV[6]) or 86400)
+end
+if ARGV[13] ~= "" then
+  local appended = {}
+  for i = 1, n_events do appended[i] = ARGV[first_event + i] end
+  redis.call("PUBLISH", ARGV[13], ARGV[3] .. "\n[" .. table.concat(appended, ",") .. "]")
 end
 return {"ok", tostring(current + n_events)}

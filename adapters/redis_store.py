@@ -48,6 +48,7 @@ class EventStore:
         self.partitions = partitions
         self.prefix = prefix
         self._append = client.register_script(APPEND_SCRIPT)
+        self.appended_channel = f"{prefix}:appended"
 
     def partition(self, game_id: str) -> int:
         """The partition of a game: CRC-32 of its id modulo the partition count."""
@@ -122,6 +123,7 @@ class EventStore:
             len(envelopes),
             "" if due is KEEP else "-" if due is None else str(int(due)),
             *(holder or ("", "")),
+            self.appended_channel,
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]

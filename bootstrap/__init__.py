@@ -7,11 +7,13 @@ adapters or reaches into them.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import redis
 from rq import Queue
 
+from adapters.announcements import AppendFollower
 from adapters.metrics import RequestMetrics
 from adapters.redis_store import DEFAULT_PARTITIONS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
@@ -43,6 +45,17 @@ class Kifu:
     def projector(self, consumer: str | None = None) -> Projector:
         """A projector on the same Redis (the ``kifu projector`` process, tests)."""
         return Projector(self.store, self.client, consumer)
+
+    def follow_appends(self, stop: threading.Event, ready: threading.Event | None = None) -> AppendFollower:
+        """Keep this process's cached tables current with what other processes append (a daemon thread,
+        a greenlet under gevent, listens; a command drains what has arrived before it looks at its
+        cache): a seat whose game moved through another process then acts in one round trip too.
+        Only a shortcut: every command is still checked by the conditional append."""
+        follower = AppendFollower(self.store, self.games.tables.follow)
+        self.games.tables.before_known = follower.drain
+        thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
+        thread.start()
+        return follower
 
     def rebuild_projections(self) -> int:
         """Drop and rebuild every read model (safe while projectors run); the feed entries replayed."""

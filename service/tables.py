@@ -11,7 +11,7 @@ is decided again on the game as it is (``GameService._commit``).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from threading import Lock
 from typing import Any
 
@@ -33,6 +33,7 @@ class TableLoader:
         self.size = size
         self._cache: OrderedDict[str, tuple[Table, str | None]] = OrderedDict()  # table, hash of its last event
         self._lock = Lock()
+        self.before_known: Callable[[], object] | None = None  # applies what other processes announced
 
     def load(self, game_id: str, head: Head | None = None) -> tuple[Table, Head]:
         """The table at ``head`` (read now when not given), and that head.
@@ -79,6 +80,8 @@ class TableLoader:
     def known(self, game_id: str) -> tuple[Table, Head] | None:
         """The newest table this process has seen of the game, with its head (None: not cached, or its
         head hash unknown). It may be behind the game: only a conditional append can rely on it."""
+        if self.before_known is not None:
+            self.before_known()
         table, digest = self._cached(game_id) or (None, None)
         if table is None or digest is None:
             return None
@@ -95,6 +98,14 @@ class TableLoader:
         head = Head(table.version, tail[-1]["hash"])
         self.remember(game_id, table, head.hash)
         return table, head
+
+    def follow(self, game_id: str, envs: Sequence[Mapping[str, Any]]) -> None:
+        """Apply events another process appended to the game's cached table, when they continue it
+        (else nothing: the game is not cached here, or this process made or already has them). A
+        command then finds the table current and needs no read (``EventLog.follow`` feeds this)."""
+        table, digest = self._cached(game_id) or (None, None)
+        if table is not None and digest is not None:
+            self.caught_up(game_id, table, Head(table.version, digest), envs)
 
     def remember(self, game_id: str, table: Table, head_hash: str | None = None) -> None:
         """Keep ``table`` as the newest known state of the game (``head_hash``: the hash of its last event)."""

@@ -31,7 +31,10 @@ DEFAULTS = {
     "RATE_LIMIT_CREATE": "60/minute",  # KIFU_RATE_LIMIT_CREATE: games + tournaments created per client address
     "RATE_LIMIT_ACTIONS": "600/minute",  # KIFU_RATE_LIMIT_ACTIONS: actions per seat
     "RATE_LIMIT_BAD_TOKENS": "60/minute",  # KIFU_RATE_LIMIT_BAD_TOKENS: refused tokens/tickets per client address
-    "TRUSTED_PROXIES": 0,  # KIFU_TRUSTED_PROXIES: proxies in front whose X-Forwarded-For is believed
+    "TRUSTED_PROXIES": 0,
+    # KIFU_FOLLOW_APPENDS: true/false; unset: on, but off in a TESTING app (its tests make many apps). On:
+    # the process keeps its cached tables current with other processes' appends (README, "The log").
+    "FOLLOW_APPENDS": None,  # KIFU_TRUSTED_PROXIES: proxies in front whose X-Forwarded-For is believed
 }
 
 

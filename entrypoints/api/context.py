@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import redis
 from flask import current_app, request
 
@@ -20,6 +22,9 @@ def kifu() -> Kifu:
             scheduler=current_app.config.get("SCHEDULER"),
             ticket_ttl_s=int(current_app.config["STREAM_TICKET_SECONDS"]),
         )
+        following = current_app.config["FOLLOW_APPENDS"]
+        if following if following is not None else not current_app.testing:
+            ext["kifu"].follow_appends(threading.Event())  # for the life of the process
     wired: Kifu = ext["kifu"]
     return wired
 

@@ -9,12 +9,14 @@ behind, and the refused append brings the events it missed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import redis
 
+from adapters.announcements import AppendFollower
 from adapters.redis_store import EventStore
 from domain.record import GENESIS
 from service.errors import Conflict, GameNotFound, IdempotencyKeyReused, Unauthorized
@@ -185,3 +187,71 @@ def test_an_append_for_a_holder_checks_the_meta_field_first(redis_client: redis.
             attempt(wrong)
         assert store.head(gid).version == 1  # nothing written
     assert attempt(("tok:abc", "1")) == 2
+
+
+class Following:
+    """A service that follows every process's appends (as an API process does), with a hook telling
+    when an announcement reached it."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.games, self.store = service(client)
+        self.heard: list[tuple[str, int]] = []
+        self.changed = threading.Condition()
+        self.stop, ready = threading.Event(), threading.Event()
+        self.follower = AppendFollower(self.store, self.hear)
+        self.games.tables.before_known = self.follower.drain  # as bootstrap wires it
+        self.thread = threading.Thread(target=self.follower.run, args=(self.stop, ready), daemon=True)
+        self.thread.start()
+        assert ready.wait(10)
+
+    def hear(self, game_id: str, envs: list[dict[str, Any]]) -> None:
+        self.games.tables.follow(game_id, envs)
+        with self.changed:
+            self.heard.append((game_id, envs[-1]["seq"]))
+            self.changed.notify_all()
+
+    def wait_for(self, game_id: str, seq: int) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: (game_id, seq) in self.heard, timeout=10)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+
+
+def test_a_process_that_follows_appends_acts_in_one_round_trip_after_another_processs_move(
+    redis_client: redis.Redis,
+) -> None:
+    first, _ = service(redis_client)
+    second = Following(redis_client)
+    try:
+        game, tokens = new_game(first)
+        second.games.identify(game, tokens[1])
+        second.games.tables.load(game)
+        for move in range(0, 8, 2):
+            moved = act(first, game, tokens[0], place(move))["version"]
+            second.wait_for(game, moved)  # the announcement of the move reached the second process
+            second.store.calls.clear()
+            answer = act(second.games, game, tokens[1], place(move + 1))
+            assert second.store.calls == ["append"]  # its table was current: nothing read
+            first.tables.load(game)  # the first process does not follow: it reads what it missed
+        assert answer["version"] == second.store.head(game).version
+    finally:
+        second.close()
+
+
+def test_announcements_that_do_not_continue_the_table_held_are_ignored(redis_client: redis.Redis) -> None:
+    games, store = service(redis_client)
+    game, tokens = new_game(games)
+    table, head = games.tables.known(game) or (None, None)
+    assert table is not None and head is not None
+    other, _ = service(redis_client)
+    act(other, game, tokens[0], place(0))
+    later = store.read(game, head.version)
+    games.tables.follow(game, later[1:])  # a gap: the first of them is missing
+    games.tables.follow(game, [{**later[0], "prev": "0" * 64}, *later[1:]])  # another chain
+    games.tables.follow("g-not-cached-here", later)
+    assert games.tables.known(game) == (table, head)
+    games.tables.follow(game, later)
+    known = games.tables.known(game)
+    assert known is not None and known[1] == store.head(game)

@@ -1,0 +1,78 @@
+"""Hearing every process's appends: the append script announces each on a pub/sub channel
+(``EventStore.appended_channel``: the game id, a newline, the JSON array of the envelopes it appended).
+
+An API process hands what it hears to its table cache (``TableLoader.follow``), so that when a seat
+acts through it after the other seat acted through another process, its table is already current
+and the action needs one round trip, not two. The announcement reaches this process when the other
+process's answer leaves Redis, before that seat's client has even sent its request; ``drain`` lets the
+request path apply what has arrived before it looks at the cache, so no greenlet scheduling decides
+whether the shortcut works.
+
+Best effort by design: pub/sub keeps nothing, and Redis does not write PUBLISH to the AOF. An
+announcement missed (Redis restarting, this process not listening yet, a slow consumer cut off) only
+means a later command reads the game first; correctness never depends on one, since every command is
+checked by the conditional append.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import redis
+
+from adapters.redis_store import EventStore
+
+log = logging.getLogger(__name__)
+OnAppended = Callable[[str, list[dict[str, Any]]], None]
+
+
+class AppendFollower:
+    """Listens to the store's announcements and hands each to ``on_appended(game_id, envelopes)``."""
+
+    def __init__(self, store: EventStore, on_appended: OnAppended) -> None:
+        self.store = store
+        self.on_appended = on_appended
+        self._pubsub: Any = None  # redis-py's PubSub while listening
+        self._reading = threading.Lock()  # one reader of the subscription at a time
+
+    def run(self, stop: threading.Event, ready: threading.Event | None = None, retry_s: float = 1.0) -> None:
+        """Listen until ``stop`` is set (``ready`` is set once listening); ride out Redis restarts."""
+        while not stop.is_set():
+            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+            try:
+                pubsub.subscribe(self.store.appended_channel)
+                pubsub.get_message(timeout=1.0)  # the subscription's confirmation: listening from here on
+                self._pubsub = pubsub
+                if ready is not None:
+                    ready.set()
+                while not stop.is_set():
+                    if pubsub.connection is not None and pubsub.connection.can_read(timeout=1.0):
+                        self.drain()
+            except (redis.ConnectionError, redis.TimeoutError):
+                stop.wait(retry_s)
+            finally:
+                self._pubsub = None
+                with contextlib.suppress(redis.RedisError):
+                    pubsub.close()
+
+    def drain(self) -> int:
+        """Apply every announcement already received, without waiting for more; how many. (Another
+        caller draining holds the subscription for as long as it takes to apply what had arrived.)"""
+        pubsub = self._pubsub
+        if pubsub is None:
+            return 0
+        applied = 0
+        with self._reading:
+            while (message := pubsub.get_message(timeout=0)) is not None:
+                game_id, _, envelopes = bytes(message["data"]).partition(b"\n")
+                try:
+                    self.on_appended(game_id.decode(), orjson.loads(envelopes))
+                except Exception:  # a bad announcement must not stop the others
+                    log.exception("an announced append could not be applied")
+                applied += 1
+        return applied
