@@ -55,6 +55,9 @@ class AppendFollower:
                         self.drain()
             except (redis.ConnectionError, redis.TimeoutError):
                 stop.wait(retry_s)
+            except Exception:  # e.g. the connection closed under it (redis-py then has no socket to poll)
+                log.warning("following appends: listening again after an error", exc_info=True)
+                stop.wait(retry_s)
             finally:
                 self._pubsub = None
                 with contextlib.suppress(redis.RedisError):
