@@ -50,8 +50,10 @@ class AppendFollower:
                 self._pubsub = pubsub
                 if ready is not None:
                     ready.set()
-                while not stop.is_set():
-                    if pubsub.connection is not None and pubsub.connection.can_read(timeout=1.0):
+                while not stop.is_set() and self._pubsub is pubsub:
+                    if pubsub.connection is None:
+                        break
+                    if pubsub.connection.can_read(timeout=1.0):
                         self.drain()
             except (redis.ConnectionError, redis.TimeoutError):
                 stop.wait(retry_s)
@@ -71,11 +73,19 @@ class AppendFollower:
             return 0
         applied = 0
         with self._reading:
-            while (message := pubsub.get_message(timeout=0)) is not None:
-                game_id, _, envelopes = bytes(message["data"]).partition(b"\n")
-                try:
-                    self.on_appended(game_id.decode(), orjson.loads(envelopes))
-                except Exception:  # a bad announcement must not stop the others
-                    log.exception("an announced append could not be applied")
-                applied += 1
+            try:
+                while (message := pubsub.get_message(timeout=0)) is not None:
+                    game_id, _, envelopes = bytes(message["data"]).partition(b"\n")
+                    self._apply(game_id.decode(), envelopes)
+                    applied += 1
+            except Exception:  # the subscription broke (Redis restarting): never the caller's problem
+                log.debug("following appends: the subscription broke", exc_info=True)
+                if self._pubsub is pubsub:
+                    self._pubsub = None  # ``run`` listens again; until then nothing is drained
         return applied
+
+    def _apply(self, game_id: str, envelopes: bytes) -> None:
+        try:
+            self.on_appended(game_id, orjson.loads(envelopes))
+        except Exception:  # a bad announcement must not stop the others
+            log.exception("an announced append could not be applied")

@@ -255,3 +255,14 @@ def test_announcements_that_do_not_continue_the_table_held_are_ignored(redis_cli
     games.tables.follow(game, later)
     known = games.tables.known(game)
     assert known is not None and known[1] == store.head(game)
+
+
+def test_a_broken_subscription_never_fails_a_command(redis_client: redis.Redis) -> None:
+    following = Following(redis_client)
+    try:
+        game, tokens = new_game(following.games)
+        assert redis_client.client_kill_filter(_type="pubsub") >= 1  # as when Redis restarts
+        for move in range(3):  # each command drains the broken subscription first, and goes on
+            assert act(following.games, game, tokens[move % 2], place(move))["version"] > 0
+    finally:
+        following.close()
