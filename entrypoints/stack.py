@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 URL_FILE = "redis.url"
 LOCK_FILE = "kifu-run.lock"
 RUN_DIR_ENV = "KIFU_RUN_DIR"  # in every child's environment: how a later `kifu run` finds leftovers
+WORKERS_ENV = "KIFU_WORKERS"  # how many `kifu worker` processes (bots, timeouts, tournaments)
 POLL_S = 1.0  # the supervisor looks at its children at least this often (SIGCHLD wakes it at once)
 
 
@@ -65,10 +66,13 @@ def run_stack(port: int, data: Path) -> int:
 
 
 def _services(port: int) -> dict[str, list[str]]:
+    """The supervised processes, with ``KIFU_WORKERS`` RQ workers (1 unless set; 2, one per core, played
+    bot games fastest on 2 cores: the figures are in ``workers.batch``)."""
     kifu = [sys.executable, "-m", "entrypoints.cli"]
+    workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
     return {
         "api": [*kifu, "serve", "--port", str(port)],
-        "worker": [*kifu, "worker"],
+        **{"worker" if i == 1 else f"worker-{i}": [*kifu, "worker"] for i in range(1, workers + 1)},
         "projector": [*kifu, "projector"],
         "sweeper": [*kifu, "sweeper"],
     }

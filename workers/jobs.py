@@ -10,39 +10,49 @@ expected version and a deterministic idempotency key, so:
 * a job that loses a race re-checks the above and tries again (``IN_JOB_RETRIES``
   times), then raises ``Conflict`` and is retried by RQ (``Retry`` declared where
   it is enqueued).
+
+A job that has moved then plays its game's next bot turns itself, within a
+short budget, rather than enqueueing a job for each (``workers.batch``): each of
+those turns is played exactly as its own job would play it (same checks, same
+key), and what is left when the budget ends is enqueued as usual.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 from typing import Any, Literal
 
 import redis
-from rq import get_current_job
+from rq import Queue, get_current_job
 
+from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
 from bootstrap import Kifu, build
 from domain.bots import choose_action, random_action
 from service.errors import Conflict
 from service.games import GameService
+from workers.batch import Budget, KeepingScheduler
 
 Why = Literal["bot", "timeout"]
 IN_JOB_RETRIES = 4
-_WIRED: dict[int, Kifu] = {}
+_WIRED: dict[int, tuple[Kifu, KeepingScheduler]] = {}
+log = logging.getLogger(__name__)
 
 
-def _kifu() -> Kifu:
-    """The wiring for the current job's Redis connection (built once per process)."""
+def _wired() -> tuple[Kifu, KeepingScheduler]:
+    """The wiring for the current job's Redis connection (built once per process), and its scheduler."""
     job = get_current_job()
     connection: redis.Redis = job.connection if job is not None else redis.Redis.from_url(os.environ["REDIS_URL"])
     key = id(connection)
     if key not in _WIRED:
-        _WIRED[key] = build(connection)
+        keeper = KeepingScheduler(RQScheduler(Queue(QUEUE_NAME, connection=connection)))
+        _WIRED[key] = (build(connection, scheduler=keeper), keeper)
     return _WIRED[key]
 
 
-def _service() -> GameService:
-    return _kifu().games
+def _kifu() -> Kifu:
+    return _wired()[0]
 
 
 def advance_tournament(tournament_id: str) -> dict[str, Any]:
@@ -51,13 +61,37 @@ def advance_tournament(tournament_id: str) -> dict[str, Any]:
 
 
 def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:
-    """Play ``seat``'s turn that became due at ``version``: its bot's move, or a random one on a timeout.
+    """Play ``seat``'s turn that became due at ``version``: its bot's move, or a random one on a timeout;
+    then, within ``workers.batch``'s budget, the bot turns of the same game that this move made due.
+
+    The answer is this turn's; ``played`` counts the moves made, this one included.
+    """
+    kifu, keeper = _wired()
+    budget = Budget()
+    with keeper.keeping(game_id) as kept:
+        answer = _play(kifu.games, game_id, seat, version, why)
+        if not answer["done"]:
+            return answer
+        played = 1
+        while kept and budget.spend():
+            turn = kept[0]
+            try:
+                done = _play(kifu.games, game_id, turn.seat, turn.version, "bot")["done"]
+            except Exception:  # that turn stays kept: enqueued below as its own job, with RQ's retries
+                log.warning("play_turn: %s's next bot turn is left to its own job", game_id, exc_info=True)
+                break
+            kept.popleft()
+            played += done
+    return answer | {"played": played}
+
+
+def _play(service: GameService, game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:
+    """One turn, as its own job would play it.
 
     Another seat's secret choice landing between the load and the append is an ordinary race in
     a simultaneous step: the turn is judged again on the new state (a few times, here, rather than
     failing the job into RQ's retry with a traceback in the log).
     """
-    service = _service()
     for _attempt in range(IN_JOB_RETRIES):
         due = service.turn_still_due(game_id, seat, version)
         if due is None:
