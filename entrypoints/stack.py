@@ -66,10 +66,10 @@ def run_stack(port: int, data: Path) -> int:
 
 
 def _services(port: int) -> dict[str, list[str]]:
-    """The supervised processes, with ``KIFU_WORKERS`` RQ workers (1 unless set; 2, one per core, played
-    bot games fastest on 2 cores: the figures are in ``workers.batch``)."""
+    """The supervised processes, with ``KIFU_WORKERS`` RQ workers (2 unless set: one per core played bot
+    games fastest on 2 cores, and kept a turn's longest wait lowest; the figures are in ``workers.batch``)."""
     kifu = [sys.executable, "-m", "entrypoints.cli"]
-    workers = max(1, int(os.environ.get(WORKERS_ENV, "1")))
+    workers = max(1, int(os.environ.get(WORKERS_ENV, "2")))
     return {
         "api": [*kifu, "serve", "--port", str(port)],
         **{"worker" if i == 1 else f"worker-{i}": [*kifu, "worker"] for i in range(1, workers + 1)},

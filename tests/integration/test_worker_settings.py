@@ -32,8 +32,10 @@ def test_the_worker_runs_each_job_in_its_own_process_without_forking(redis_clien
     assert isinstance(worker, SimpleWorker) and not isinstance(worker, Worker)
 
 
-def test_kifu_run_starts_one_worker_unless_told_more(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kifu_run_starts_two_workers_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(WORKERS_ENV, raising=False)
+    assert [name for name in _services(8000) if name.startswith("worker")] == ["worker", "worker-2"]
+    monkeypatch.setenv(WORKERS_ENV, "1")
     assert [name for name in _services(8000) if name.startswith("worker")] == ["worker"]
     monkeypatch.setenv(WORKERS_ENV, "3")
     services = _services(8000)
