@@ -1,5 +1,7 @@
 """Hearing every process's appends: the append script announces each on a pub/sub channel
-(``EventStore.appended_channel``: the game id, a newline, the JSON array of the envelopes it appended).
+(``EventStore.appended_channel``: the game id, a space, the number of the first event appended, a
+newline, the JSON array of the envelopes it appended). Only announcements that continue a table this
+process holds are decoded (``wanted``): a process hears every game's appends, its own included.
 
 An API process hands what it hears to its table cache (``TableLoader.follow``), so that when a seat
 acts through it after the other seat acted through another process, its table is already current
@@ -29,14 +31,16 @@ from adapters.redis_store import EventStore
 
 log = logging.getLogger(__name__)
 OnAppended = Callable[[str, list[dict[str, Any]]], None]
+Wanted = Callable[[str, int], bool]
 
 
 class AppendFollower:
     """Listens to the store's announcements and hands each to ``on_appended(game_id, envelopes)``."""
 
-    def __init__(self, store: EventStore, on_appended: OnAppended) -> None:
+    def __init__(self, store: EventStore, on_appended: OnAppended, wanted: Wanted = lambda _game, _first: True) -> None:
         self.store = store
         self.on_appended = on_appended
+        self.wanted = wanted  # (game id, first event's number) -> whether to decode and hand it over
         self._pubsub: Any = None  # redis-py's PubSub while listening
         self._reading = threading.Lock()  # one reader of the subscription at a time
 
@@ -66,7 +70,7 @@ class AppendFollower:
                     pubsub.close()
 
     def drain(self) -> int:
-        """Apply every announcement already received, without waiting for more; how many. (Another
+        """Apply every wanted announcement already received, without waiting for more; how many. (Another
         caller draining holds the subscription for as long as it takes to apply what had arrived.)"""
         pubsub = self._pubsub
         if pubsub is None:
@@ -75,9 +79,11 @@ class AppendFollower:
         with self._reading:
             try:
                 while (message := pubsub.get_message(timeout=0)) is not None:
-                    game_id, _, envelopes = bytes(message["data"]).partition(b"\n")
-                    self._apply(game_id.decode(), envelopes)
-                    applied += 1
+                    head, _, envelopes = bytes(message["data"]).partition(b"\n")
+                    game_id, _, first = head.decode().partition(" ")
+                    if self.wanted(game_id, int(first)):
+                        self._apply(game_id, envelopes)
+                        applied += 1
             except Exception:  # the subscription broke (Redis restarting): never the caller's problem
                 log.debug("following appends: the subscription broke", exc_info=True)
                 if self._pubsub is pubsub:

@@ -71,6 +71,6 @@ end
 if ARGV[13] ~= "" then
   local appended = {}
   for i = 1, n_events do appended[i] = ARGV[first_event + i] end
-  redis.call("PUBLISH", ARGV[13], ARGV[3] .. "\n[" .. table.concat(appended, ",") .. "]")
+  redis.call("PUBLISH", ARGV[13], ARGV[3] .. " " .. tostring(current + 1) .. "\n[" .. table.concat(appended, ",") .. "]")
 end
 return {"ok", tostring(current + n_events)}

@@ -51,7 +51,8 @@ class Kifu:
         a greenlet under gevent, listens; a command drains what has arrived before it looks at its
         cache): a seat whose game moved through another process then acts in one round trip too.
         Only a shortcut: every command is still checked by the conditional append."""
-        follower = AppendFollower(self.store, self.games.tables.follow)
+        tables = self.games.tables
+        follower = AppendFollower(self.store, tables.follow, tables.continues)
         self.games.tables.before_known = follower.drain
         thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
         thread.start()

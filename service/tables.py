@@ -99,6 +99,11 @@ class TableLoader:
         self.remember(game_id, table, head.hash)
         return table, head
 
+    def continues(self, game_id: str, first: int) -> bool:
+        """Whether events from number ``first`` on would continue the game's table held here."""
+        cached = self._cache.get(game_id)  # a read of one entry: no lock needed
+        return cached is not None and cached[1] is not None and cached[0].version == first - 1
+
     def follow(self, game_id: str, envs: Sequence[Mapping[str, Any]]) -> None:
         """Apply events another process appended to the game's cached table, when they continue it
         (else nothing: the game is not cached here, or this process made or already has them). A

@@ -198,7 +198,7 @@ class Following:
         self.heard: list[tuple[str, int]] = []
         self.changed = threading.Condition()
         self.stop, ready = threading.Event(), threading.Event()
-        self.follower = AppendFollower(self.store, self.hear)
+        self.follower = AppendFollower(self.store, self.hear, self.games.tables.continues)
         self.games.tables.before_known = self.follower.drain  # as bootstrap wires it
         self.thread = threading.Thread(target=self.follower.run, args=(self.stop, ready), daemon=True)
         self.thread.start()
