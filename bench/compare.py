@@ -209,26 +209,9 @@ class Processes:
 
 def gunicorn_argv(app: str, port: int) -> list[str]:
     """``kifu serve``'s gunicorn command line, one worker, for ``app``."""
-    from entrypoints.cli import _gunicorn_has_setting
+    from entrypoints.cli import gunicorn_argv as serve_argv
 
-    args = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "-k",
-        "gevent",
-        "-w",
-        "1",
-        "-b",
-        f"127.0.0.1:{port}",
-        "--graceful-timeout",
-        "5",
-        "-c",
-        "python:entrypoints.gunicorn_conf",
-    ]
-    if _gunicorn_has_setting("control_socket_disable"):
-        args.append("--no-control-socket")
-    return [*args, app]
+    return serve_argv(app, "127.0.0.1", port, 1)
 
 
 def answers(url: str, path: str, body: bytes | None = None, status: int = 200) -> bool:

@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
-import os
 import statistics
 import time
 import urllib.parse
@@ -103,26 +102,9 @@ class Attack:
 
 def tree_cpu_seconds(root: int) -> float:
     """CPU seconds (user + system) of ``root`` and all its descendants so far, from /proc (Linux)."""
-    children: dict[int, list[int]] = {}
-    times: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
-        times[pid] = (int(fields[11]) + int(fields[12])) / tick
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        total += times.get(pid, 0.0)
-        todo.extend(children.get(pid, []))
-    return total
+    from bench.compare import cpu_seconds
+
+    return cpu_seconds({"tree": [root]})["tree"]
 
 
 class Run:

@@ -58,26 +58,20 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     configurations tried (README, Benchmarks).
     """
     _redis()
-    args = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "-k",
-        "gevent",
-        "-w",
-        str(workers),
-        "-b",
-        f"{host}:{port}",
-        "--graceful-timeout",
-        "5",
-        "-c",
-        "python:entrypoints.gunicorn_conf",
-    ]
+    args = gunicorn_argv("entrypoints.api:create_app()", host, port, workers)
     if access_log:
-        args += ["--access-logfile", "-"]
+        args[-1:-1] = ["--access-logfile", "-"]
+    os.execv(sys.executable, args)
+
+
+def gunicorn_argv(app: str, host: str, port: int, workers: int) -> list[str]:
+    """The gunicorn command line of ``kifu serve`` for the WSGI ``app`` (also the no-op baseline's in
+    ``bench.compare``: served the same way)."""
+    args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "-b", f"{host}:{port}"]
+    args += ["--graceful-timeout", "5", "-c", "python:entrypoints.gunicorn_conf"]
     if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
         args.append("--no-control-socket")
-    os.execv(sys.executable, [*args, "entrypoints.api:create_app()"])
+    return [*args, app]
 
 
 def _gunicorn_has_setting(name: str) -> bool:

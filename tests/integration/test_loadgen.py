@@ -15,46 +15,28 @@ import asyncio
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
 import redis
 import requests
-from werkzeug.serving import WSGIRequestHandler, make_server
 
-from adapters.embedded_redis import EmbeddedRedis, free_port
+from adapters.embedded_redis import EmbeddedRedis
 from adapters.redis_store import EventStore
 from bench import noop_app
 from bench.loadgen import MOVES, Mode, run
 from entrypoints.api import create_app
 from service.ports import NoScheduler
-
-
-class KeepAlive(WSGIRequestHandler):
-    protocol_version = "HTTP/1.1"  # werkzeug's default (1.0) closes every connection after one answer
-
-
-@contextmanager
-def serving(app: Callable[..., Any]) -> Iterator[str]:
-    """Serve a WSGI app with keep-alive on a free port; its base URL."""
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=KeepAlive)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.shutdown()
-        thread.join()
+from tests.support.http import serving
 
 
 @pytest.fixture
 def two_apis(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[tuple[str, str]]:
     config = {"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(), "RATE_LIMITS": False}
     with ExitStack() as stack:
-        a = stack.enter_context(serving(create_app(config)))
-        b = stack.enter_context(serving(create_app(config)))
+        a = stack.enter_context(serving(create_app(config), keep_alive=True))
+        b = stack.enter_context(serving(create_app(config), keep_alive=True))
         yield a, b
 
 
@@ -103,7 +85,7 @@ def test_noop_requests_counted_are_the_requests_served() -> None:
 
         return noop_app.app.wsgi_app(environ, start)
 
-    with serving(counting) as a, serving(counting) as b:
+    with serving(counting, keep_alive=True) as a, serving(counting, keep_alive=True) as b:
         result = asyncio.run(run("noop", (a, b), clients=4, seconds=1.0, warmup=0.2))
 
     assert result.total_failures == Counter()
