@@ -6,9 +6,11 @@ process holds are decoded (``wanted``): a process hears every game's appends, it
 An API process hands what it hears to its table cache (``TableLoader.follow``), so that when a seat
 acts through it after the other seat acted through another process, its table is already current
 and the action needs one round trip, not two. The announcement reaches this process when the other
-process's answer leaves Redis, before that seat's client has even sent its request; ``drain`` lets the
-request path apply what has arrived before it looks at the cache, so no greenlet scheduling decides
-whether the shortcut works.
+process's answer leaves Redis, before that seat's client has even sent its request. The listener
+applies what has arrived every ``DRAIN_EVERY_S`` (one read for many announcements, most of them of
+games this process does not hold, or its own); a command that the rules refuse on a table that may be
+behind calls ``drain`` first and is judged again on what it applied, so no greenlet scheduling decides
+whether the shortcut works, and a command on a current table pays nothing for it.
 
 Best effort by design: pub/sub keeps nothing, and Redis does not write PUBLISH to the AOF. An
 announcement missed (Redis restarting, this process not listening yet, a slow consumer cut off) only
@@ -30,6 +32,7 @@ import redis
 from adapters.redis_store import EventStore
 
 log = logging.getLogger(__name__)
+DRAIN_EVERY_S = 0.02  # the listener applies what has arrived at most this often (a command drains at once)
 OnAppended = Callable[[str, list[dict[str, Any]]], None]
 Wanted = Callable[[str, int], bool]
 
@@ -59,6 +62,7 @@ class AppendFollower:
                         break
                     if pubsub.connection.can_read(timeout=1.0):
                         self.drain()
+                        stop.wait(DRAIN_EVERY_S)  # let announcements gather: one read for many
             except (redis.ConnectionError, redis.TimeoutError):
                 stop.wait(retry_s)
             except Exception:  # e.g. the connection closed under it (redis-py then has no socket to poll)

@@ -53,7 +53,7 @@ class Kifu:
         Only a shortcut: every command is still checked by the conditional append."""
         tables = self.games.tables
         follower = AppendFollower(self.store, tables.follow, tables.continues)
-        self.games.tables.before_known = follower.drain
+        self.games.tables.apply_announced = follower.drain
         thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
         thread.start()
         return follower

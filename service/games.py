@@ -354,22 +354,26 @@ class GameService:
         the command is decided again on the game as it is (retried on a race
         unless a version was expected). A refusal by the rules, or a stale
         expected version, judged on a table that may be behind is judged again
-        on the game as it is before it is answered. An idempotency key is
+        before it is answered: on the table with what other processes have
+        announced since, if anything, else on the game read now (a judgement on
+        announced events is still checked by the append). An idempotency key is
         checked by the append; a refused command looks up its key first, so a
         retry of a command that was done is answered as it was.
         """
         known = self.tables.known(game_id) if head is None else None
         table, head = known or self.tables.load(game_id, head)
-        maybe_behind = known is not None
+        maybe_behind, heard = known is not None, False
         for _attempt in range(MAX_RETRIES):
             try:
                 if expected_version is not None and expected_version != head.version:
                     raise Conflict(head.version)
                 events, new_table = command(table)
             except (KifuError, Conflict):
-                if maybe_behind:
-                    table, head = self.tables.load(game_id)
-                    maybe_behind = False
+                if maybe_behind:  # first what other processes announced, then the head and the events since
+                    announced = None if heard else self.tables.caught_up_announced(game_id, head)
+                    heard = True
+                    table, head = announced or self.tables.load(game_id)
+                    maybe_behind = announced is not None
                     continue
                 prior = self.store.idempotency_record(game_id, idem_key) if idem_key else None
                 if prior is not None:

@@ -33,7 +33,7 @@ class TableLoader:
         self.size = size
         self._cache: OrderedDict[str, tuple[Table, str | None]] = OrderedDict()  # table, hash of its last event
         self._lock = Lock()
-        self.before_known: Callable[[], object] | None = None  # applies what other processes announced
+        self.apply_announced: Callable[[], object] | None = None  # applies what other processes announced
 
     def load(self, game_id: str, head: Head | None = None) -> tuple[Table, Head]:
         """The table at ``head`` (read now when not given), and that head.
@@ -80,8 +80,6 @@ class TableLoader:
     def known(self, game_id: str) -> tuple[Table, Head] | None:
         """The newest table this process has seen of the game, with its head (None: not cached, or its
         head hash unknown). It may be behind the game: only a conditional append can rely on it."""
-        if self.before_known is not None:
-            self.before_known()
         table, digest = self._cached(game_id) or (None, None)
         if table is None or digest is None:
             return None
@@ -98,6 +96,15 @@ class TableLoader:
         head = Head(table.version, tail[-1]["hash"])
         self.remember(game_id, table, head.hash)
         return table, head
+
+    def caught_up_announced(self, game_id: str, head: Head) -> tuple[Table, Head] | None:
+        """The game's table past ``head`` with what other processes have announced and this process has
+        received, if that moved it on (None: nothing new, or no announcements are followed here)."""
+        if self.apply_announced is None:
+            return None
+        self.apply_announced()
+        known = self.known(game_id)
+        return known if known is not None and known[1].version > head.version else None
 
     def continues(self, game_id: str, first: int) -> bool:
         """Whether events from number ``first`` on would continue the game's table held here."""

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import redis
 
+from adapters import announcements
 from adapters.announcements import AppendFollower
 from adapters.redis_store import EventStore
 from domain.record import GENESIS
@@ -198,11 +199,22 @@ class Following:
         self.heard: list[tuple[str, int]] = []
         self.changed = threading.Condition()
         self.stop, ready = threading.Event(), threading.Event()
-        self.follower = AppendFollower(self.store, self.hear, self.games.tables.continues)
-        self.games.tables.before_known = self.follower.drain  # as bootstrap wires it
+        self.seen: list[tuple[str, int]] = []  # every announcement the follower looked at
+        self.follower = AppendFollower(self.store, self.hear, self.look)
+        self.games.tables.apply_announced = self.follower.drain  # as bootstrap wires it
         self.thread = threading.Thread(target=self.follower.run, args=(self.stop, ready), daemon=True)
         self.thread.start()
         assert ready.wait(10)
+
+    def look(self, game_id: str, first: int) -> bool:
+        with self.changed:
+            self.seen.append((game_id, first))
+            self.changed.notify_all()
+        return self.games.tables.continues(game_id, first)
+
+    def wait_until_seen(self, game_id: str, first: int) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: (game_id, first) in self.seen, timeout=10)
 
     def hear(self, game_id: str, envs: list[dict[str, Any]]) -> None:
         self.games.tables.follow(game_id, envs)
@@ -266,3 +278,27 @@ def test_a_broken_subscription_never_fails_a_command(redis_client: redis.Redis) 
             assert act(following.games, game, tokens[move % 2], place(move))["version"] > 0
     finally:
         following.close()
+
+
+def test_a_command_refused_on_a_table_behind_applies_what_was_announced_first(
+    redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(announcements, "DRAIN_EVERY_S", 60.0)  # the listener applies once, then rests
+    first, _ = service(redis_client)
+    second = Following(redis_client)
+    try:
+        game, tokens = new_game(first)
+        second.wait_until_seen(game, 1)  # the listener applied the creation's announcement: it rests now
+        second.games.identify(game, tokens[1])
+        second.games.tables.load(game)
+        moved = act(first, game, tokens[0], place(0))["version"]
+        pubsub = second.follower._pubsub
+        assert pubsub is not None and pubsub.connection.can_read(timeout=10)  # announced, not applied yet
+        assert second.games.tables.known(game)[1].version < moved  # type: ignore[index]
+        second.store.calls.clear()
+        answer = act(second.games, game, tokens[1], place(1))
+        # the rules refused seat 1 on the table held; the announcement, applied then, made it current
+        assert second.store.calls == ["append"]
+        assert answer["version"] == second.store.head(game).version
+    finally:
+        second.close()
