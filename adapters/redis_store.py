@@ -156,6 +156,19 @@ class EventStore:
         (version, digest), values = pipe.execute()
         return _head(version, digest), [text(v) if v is not None else None for v in values]
 
+    def head_fields_and_log(
+        self, game_id: str, meta_fields: Sequence[str], limit: int
+    ) -> tuple[Head, list[str | None], list[dict[str, Any]]]:
+        """``head_and_fields`` and the log's first ``limit`` envelopes, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(self.head_key(game_id), "version", "hash")
+        pipe.hmget(self.meta_key(game_id), list(meta_fields))
+        pipe.xrange(self.log_key(game_id), min="1-0", max="+", count=limit)
+        (version, digest), values, entries = pipe.execute()
+        head = _head(version, digest)
+        envs = [env for env in _decoded(entries) if env["seq"] <= head.version]  # an append may land between
+        return head, [text(v) if v is not None else None for v in values], envs
+
     def head_and_tail(self, game_id: str, after: int, limit: int) -> tuple[Head, list[dict[str, Any]]]:
         """The head and the envelopes after ``after`` up to it (at most ``limit``), in one round trip."""
         pipe = self.redis.pipeline(transaction=False)

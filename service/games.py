@@ -42,6 +42,7 @@ GAME_ID_PREFIX = "g"
 HOLD, TOURNAMENT = "hold", "tournament"  # meta fields of a tournament's game
 JOB_GRACE_MS = 3000  # a job asked for and not done this long after it was due is asked for again
 RETRY_MS = 5000  # after asking again, how long before the sweeper looks at the game once more
+FIRST_READ = 64  # events read with a command's identification of a game this process does not hold
 
 
 def fresh_salt() -> str:
@@ -203,12 +204,18 @@ class GameService:
 
     # -- identity -----------------------------------------------------------------
 
-    def identify(self, game_id: str, token: str | None) -> Caller:
-        """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip."""
+    def identify(self, game_id: str, token: str | None, read_log: bool = False) -> Caller:
+        """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip;
+        ``read_log``: with the start of the log too, so that a short game this process does not hold
+        is held once the caller is known (no second read before a command)."""
         if not game_id.startswith(GAME_ID_PREFIX):  # the store also holds tournaments' logs
             raise GameNotFound(f"no game {game_id!r}")
         token_field = f"tok:{token_hash(token)}" if token is not None else "-"
-        head, (seat, hold, tournament) = self.store.head_and_fields(game_id, [token_field, HOLD, TOURNAMENT])
+        fields = [token_field, HOLD, TOURNAMENT]
+        if read_log:
+            head, (seat, hold, tournament), envs = self.store.head_fields_and_log(game_id, fields, FIRST_READ)
+        else:
+            (head, (seat, hold, tournament)), envs = self.store.head_and_fields(game_id, fields), []
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
         if token is not None and seat is None and not (tournament and self._entrant_of(tournament, token)):
@@ -220,6 +227,7 @@ class GameService:
             )
         if seat is not None and token is not None:
             self._remember(self.seats_known, (game_id, token_hash(token)), int(seat))
+        self.tables.adopt(game_id, envs, head)
         return Caller(int(seat) if seat is not None else None, head)
 
     def identify_actor(self, game_id: str, token: str | None) -> Actor:
@@ -230,7 +238,7 @@ class GameService:
             seat = self.seats_known.get((game_id, digest))
             if seat is not None and self.tables.known(game_id) is not None:
                 return Actor(seat, None, (f"tok:{digest}", str(seat)))
-        caller = self.identify(game_id, token)
+        caller = self.identify(game_id, token, read_log=self.tables.known(game_id) is None)
         return Actor(caller.seat, caller.head)
 
     def _remember(self, memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:

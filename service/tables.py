@@ -106,6 +106,12 @@ class TableLoader:
         known = self.known(game_id)
         return known if known is not None and known[1].version > head.version else None
 
+    def adopt(self, game_id: str, envs: Sequence[Mapping[str, Any]], head: Head) -> None:
+        """Hold the game built from ``envs``, its whole log up to ``head`` read along with something else
+        (nothing when the game is held already, or ``envs`` is not the whole log)."""
+        if self._cached(game_id) is None and envs and len(envs) == head.version and envs[-1]["hash"] == head.hash:
+            self.remember(game_id, engine.replay([to_event(e) for e in envs]), head.hash)
+
     def continues(self, game_id: str, first: int) -> bool:
         """Whether events from number ``first`` on would continue the game's table held here."""
         cached = self._cache.get(game_id)  # a read of one entry: no lock needed

@@ -39,7 +39,8 @@ class CountingStore(EventStore):
 
     def __getattribute__(self, name: str) -> Any:
         value = super().__getattribute__(name)
-        if name in {"append", "head", "head_and_fields", "head_and_tail", "read", "meta", "idempotency_record"}:
+        counted = {"append", "head", "head_and_fields", "head_and_tail", "head_fields_and_log", "read", "meta"}
+        if name in counted | {"idempotency_record"}:
             calls: list[str] = super().__getattribute__("calls")
 
             def counted(*args: Any, **kwargs: Any) -> Any:
@@ -97,6 +98,19 @@ def test_seats_on_two_processes_catch_up_from_the_refused_append(redis_client: r
         # head and the events since were read (one round trip) before the append
         assert store.calls == (["head_and_tail", "append"] if move > 0 else ["append"])
     assert answer["status"] == "finished"
+
+
+def test_a_process_meeting_a_game_first_reads_it_with_the_callers_identity(redis_client: redis.Redis) -> None:
+    first, _ = service(redis_client)
+    second, second_store = service(redis_client)
+    game, tokens = new_game(first)
+    act(first, game, tokens[0], place(0))
+    second_store.calls.clear()
+    answer = act(second, game, tokens[1], place(1))  # the second process has never seen this game
+    assert second_store.calls == ["head_fields_and_log", "append"]
+    assert answer["version"] == second_store.head(game).version
+    with pytest.raises(Unauthorized):  # a token that is no seat is refused as before (the log read is not used)
+        act(second, game, "not-a-token", place(2))
 
 
 def test_a_refusal_judged_on_a_table_that_is_behind_is_judged_again(redis_client: redis.Redis) -> None:
