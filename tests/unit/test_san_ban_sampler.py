@@ -12,29 +12,14 @@ import random
 from typing import Any
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from domain.engine import Seat, Table, create, legal_actions, replay, sample_action, step
+from domain.engine import Table, create, legal_actions, replay, sample_action, step
 from domain.games.san_ban import RULES
 from domain.games.san_ban import state as sb
-from domain.games.san_ban.cards import CATALOGUE, TIERS
 from tests.support.records import SALTS
+from tests.unit.test_san_ban_properties import ALL_IDS, SEATS, games
 
-SEATS = [Seat(0, "ann"), Seat(1, "bob")]
-MODES = ("standard", "gamer", "advanced", "hardcore")
-ALL_IDS = sorted(CATALOGUE)
 MAX_INDICES = 80  # positions with more legal actions check a sample of indices (and both ends)
-
-games = st.fixed_dictionaries(
-    {
-        "mode": st.sampled_from(MODES),
-        "first": st.sampled_from([0, 1, "coin"]),
-        "tier": st.sampled_from(sorted(TIERS)),
-        "deck_sizes": st.one_of(st.none(), st.tuples(st.integers(5, 7), st.integers(5, 7))),
-        "seed": st.binary(min_size=1, max_size=8),
-        "moves": st.randoms(use_true_random=False),
-    }
-)
 
 
 class Drawn(random.Random):
