@@ -124,8 +124,11 @@ def test_a_chunked_body_is_cut_off_at_the_limit(server: tuple[str, int]) -> None
     with socket.create_connection(server, timeout=5) as sock:
         sock.sendall(b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
         sock.sendall(b"Transfer-Encoding: chunked\r\n\r\n")
-        for _ in range(2 * MAX_BODY // 1000):  # well over the limit, and never finished
-            sock.sendall(b"%x\r\n%s\r\n" % (1000, b" " * 1000))
+        try:
+            for _ in range(2 * MAX_BODY // 1000):  # well over the limit, and never finished
+                sock.sendall(b"%x\r\n%s\r\n" % (1000, b" " * 1000))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before the rest was sent: the cut-off itself
         answer = read_answer(sock)
         assert answer.startswith(b"HTTP/1.1 413") and b'"/problems/payload-too-large"' in answer, answer[:300]
     with socket.create_connection(server, timeout=5) as sock:  # a whole one within the limit is served
