@@ -48,17 +48,29 @@ class TableLoader:
         head = head or self.store.head(game_id)
         if head.version == 0:
             raise GameNotFound(f"no game {game_id!r}")
-        cached = self._cached(game_id)
-        table = cached[0] if cached else (self.snapshots(game_id) if self.snapshots else None)
-        if table is not None and table.version > head.version:
+        table, digest = self._cached(game_id) or (None, None)
+        ahead = table is not None and table.version > head.version  # another greenlet appended meanwhile
+        other = table is not None and table.version == head.version and digest not in (None, head.hash)
+        if ahead or other:  # ``other``: a table of another log at that version; never answer from it
             table = None
-        after = table.version if table is not None else 0
-        if after < head.version:
-            envs = self.store.read(game_id, after, head.version - after)
-            table = engine.replay([to_event(e) for e in envs], table)
-        assert table is not None
-        self.remember(game_id, table, head.hash if table.version == head.version else None)
-        return table, head
+        built = self._built(game_id, head, table, digest) if table is not None else None
+        if built is None:  # nothing cached, or the cached table is not a prefix of this log
+            built = self._built(game_id, head, self.snapshots(game_id) if self.snapshots else None, None)
+        assert built is not None
+        self.remember(game_id, built, head.hash if built.version == head.version else None)
+        return built, head
+
+    def _built(self, game_id: str, head: Head, start: Table | None, digest: str | None) -> Table | None:
+        """``start`` (None: nothing) brought up to ``head`` with the log's events since; None when the log
+        does not continue ``start`` (its first event's ``prev`` is not ``digest``, the hash ``start``
+        ended with, when known)."""
+        after = start.version if start is not None else 0
+        if after >= head.version:
+            return start
+        envs = self.store.read(game_id, after, head.version - after)
+        if start is not None and digest is not None and envs and envs[0]["prev"] != digest:
+            return None
+        return engine.replay([to_event(e) for e in envs], start)
 
     def _refreshed(self, game_id: str) -> tuple[Table, Head] | None:
         """The cached table brought up to the game's head in one round trip (None: the game is not

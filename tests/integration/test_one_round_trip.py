@@ -19,12 +19,15 @@ import redis
 from adapters import announcements
 from adapters.announcements import AppendFollower
 from adapters.redis_store import EventStore
-from domain.record import GENESIS
+from domain import engine
+from domain.events import Event
+from domain.record import GENESIS, envelopes, to_event
 from service.errors import Conflict, GameNotFound, IdempotencyKeyReused, Unauthorized
 from service.games import GameService
-from service.ports import HolderRefused, VersionConflict
+from service.ports import Head, HolderRefused, VersionConflict
 from service.tables import TableLoader
 from tests.integration.test_store import batch, game_id
+from tests.support.records import SALTS
 
 DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
 SAN_BAN = {"game": "san-ban", "players": [{"name": "a"}, {"name": "b"}], "options": {"mode": "standard"}}
@@ -316,3 +319,22 @@ def test_a_command_refused_on_a_table_behind_applies_what_was_announced_first(
         assert answer["version"] == second.store.head(game).version
     finally:
         second.close()
+
+
+def test_a_forged_announcement_never_reaches_an_answer(redis_client: redis.Redis) -> None:
+    """Anyone who can publish on the channel could announce events that chain onto a held table; the
+    head's hash in Redis decides, so no view, refusal or action is judged on them."""
+    games, store = service(redis_client)
+    game, tokens = new_game(games)
+    act(games, game, tokens[0], place(0))
+    _table, head = games.tables.known(game) or (None, Head(0, ""))
+    renamed = Event("seat_joined", {"seat": 1, "name": "mallory"})
+    forged = envelopes([renamed], head.version + 1, head.hash, "2026-01-01T00:00:00.000Z", SALTS)
+    games.tables.follow(game, forged)  # it continues the chain held: taken into the cache
+    assert games.view(game, None)["seats"][1]["name"] == "b"  # a view reads the head: the real game
+    other, _ = service(redis_client)
+    act(other, game, tokens[1], place(1))  # the real game moves past the forged event's number
+    answer = act(games, game, tokens[0], place(2))
+    assert answer["version"] == store.head(game).version
+    assert games.view(game, None)["seats"][1]["name"] == "b"
+    assert games.tables.load(game)[0] == engine.replay([to_event(e) for e in store.read(game)])
