@@ -31,7 +31,7 @@ class TableLoader:
         self.store = store
         self.snapshots = snapshots
         self.size = size
-        self._cache: OrderedDict[str, tuple[Table, str | None]] = OrderedDict()  # table, hash of its last event
+        self._cache: OrderedDict[str, tuple[Table, str]] = OrderedDict()  # table, hash of its last event
         self._lock = Lock()
         self.apply_announced: Callable[[], object] | None = None  # applies what other processes announced
 
@@ -50,14 +50,15 @@ class TableLoader:
             raise GameNotFound(f"no game {game_id!r}")
         table, digest = self._cached(game_id) or (None, None)
         ahead = table is not None and table.version > head.version  # another greenlet appended meanwhile
-        other = table is not None and table.version == head.version and digest not in (None, head.hash)
+        other = table is not None and table.version == head.version and digest != head.hash
         if ahead or other:  # ``other``: a table of another log at that version; never answer from it
             table = None
         built = self._built(game_id, head, table, digest) if table is not None else None
         if built is None:  # nothing cached, or the cached table is not a prefix of this log
             built = self._built(game_id, head, self.snapshots(game_id) if self.snapshots else None, None)
         assert built is not None
-        self.remember(game_id, built, head.hash if built.version == head.version else None)
+        if built.version == head.version:  # else the log is shorter than its head says: hold nothing
+            self.remember(game_id, built, head.hash)
         return built, head
 
     def _built(self, game_id: str, head: Head, start: Table | None, digest: str | None) -> Table | None:
@@ -75,27 +76,22 @@ class TableLoader:
     def _refreshed(self, game_id: str) -> tuple[Table, Head] | None:
         """The cached table brought up to the game's head in one round trip (None: the game is not
         cached, or what was read does not continue it)."""
-        cached = self._cached(game_id)
-        if cached is None:
+        known = self.known(game_id)
+        if known is None:
             return None
-        table, digest = cached
-        head, tail = self.store.head_and_tail(game_id, table.version, TAIL_READ)
-        if head.version == 0 or head.version != table.version + len(tail):
+        table, held = known
+        head, tail = self.store.head_and_tail(game_id, held.version, TAIL_READ)
+        if head.version == 0 or head.version != held.version + len(tail):
             return None
-        if tail and digest is not None and tail[0]["prev"] != digest:
-            return None
-        if tail:
-            table = engine.replay([to_event(e) for e in tail], table)
-        self.remember(game_id, table, head.hash)
-        return table, head
+        if not tail:
+            return (table, head) if head == held else None
+        return self.caught_up(game_id, table, held, tail)
 
     def known(self, game_id: str) -> tuple[Table, Head] | None:
-        """The newest table this process has seen of the game, with its head (None: not cached, or its
-        head hash unknown). It may be behind the game: only a conditional append can rely on it."""
-        table, digest = self._cached(game_id) or (None, None)
-        if table is None or digest is None:
-            return None
-        return table, Head(table.version, digest)
+        """The newest table this process has seen of the game, with its head (None: not cached). It may
+        be behind the game: only a conditional append can rely on it."""
+        cached = self._cached(game_id)
+        return (cached[0], Head(cached[0].version, cached[1])) if cached is not None else None
 
     def caught_up(
         self, game_id: str, table: Table, head: Head, tail: Sequence[Mapping[str, Any]]
@@ -127,24 +123,22 @@ class TableLoader:
     def continues(self, game_id: str, first: int) -> bool:
         """Whether events from number ``first`` on would continue the game's table held here."""
         cached = self._cache.get(game_id)  # a read of one entry: no lock needed
-        return cached is not None and cached[1] is not None and cached[0].version == first - 1
+        return cached is not None and cached[0].version == first - 1
 
     def follow(self, game_id: str, envs: Sequence[Mapping[str, Any]]) -> None:
         """Apply events another process appended to the game's cached table, when they continue it
         (else nothing: the game is not cached here, or this process made or already has them). A
-        command then finds the table current and needs no read (``EventLog.follow`` feeds this)."""
-        table, digest = self._cached(game_id) or (None, None)
-        if table is not None and digest is not None:
-            self.caught_up(game_id, table, Head(table.version, digest), envs)
+        command then finds the table current and needs no read (``adapters.announcements`` feeds this)."""
+        known = self.known(game_id)
+        if known is not None:
+            self.caught_up(game_id, *known, envs)
 
-    def remember(self, game_id: str, table: Table, head_hash: str | None = None) -> None:
+    def remember(self, game_id: str, table: Table, head_hash: str) -> None:
         """Keep ``table`` as the newest known state of the game (``head_hash``: the hash of its last event)."""
         with self._lock:
             known = self._cache.get(game_id)
             if known is None or known[0].version < table.version:
                 self._cache[game_id] = (table, head_hash)
-            elif known[0].version == table.version and known[1] is None:
-                self._cache[game_id] = (known[0], head_hash)
             self._cache.move_to_end(game_id)
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
@@ -154,6 +148,6 @@ class TableLoader:
         with self._lock:
             self._cache.pop(game_id, None)
 
-    def _cached(self, game_id: str) -> tuple[Table, str | None] | None:
+    def _cached(self, game_id: str) -> tuple[Table, str] | None:
         with self._lock:
             return self._cache.get(game_id)
