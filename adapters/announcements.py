@@ -1,26 +1,26 @@
 """Hearing every process's appends: the append script announces each on a pub/sub channel
-(``EventStore.appended_channel``: the game id, a space, the number of the first event appended, a
-newline, the JSON array of the envelopes it appended). Only announcements that continue a table this
-process holds are decoded (``wanted``): a process hears every game's appends, its own included.
+(``EventStore.appended_channel``): the game id, a space, the number of the first event appended, a
+newline, the JSON array of the envelopes it appended, and, when the append named seats' token hashes
+(a creation, a join), a newline and the JSON object of those meta fields (``{"tok:<sha256>": "0"}``).
 
-An API process hands what it hears to its table cache (``TableLoader.follow``), so that when a seat
-acts through it after the other seat acted through another process, its table is already current
-and the action needs one round trip, not two. The announcement reaches this process when the other
-process's answer leaves Redis, before that seat's client has even sent its request. The listener
-applies what has arrived every ``DRAIN_EVERY_S`` (one read for many announcements, most of them of
-games this process does not hold, or its own); a command that the rules refuse on a table that may be
-behind calls ``drain`` first and is judged again on what it applied, so no greenlet scheduling decides
-whether the shortcut works, and a command on a current table pays nothing for it.
+An API process hands what it hears to its service (``GameService.hear``): events that continue a table
+it holds are applied to it, and the start of a game it does not hold is kept, undecoded, with the
+token hashes of its seats. So when a seat acts through this process after the other seat acted through
+another one, or for the first time in a game another process created, its table is already current
+and it knows the token: the action needs one round trip. Redis sends the announcement when it answers
+the appending process, so it reaches this process before that process has even answered its client,
+let alone before the next seat's request arrives here: the listener waits on its socket and hands
+over each announcement as it arrives (a read takes whatever has arrived, so a busy process takes many
+at a time). A command never reads the subscription itself.
 
 Best effort by design: pub/sub keeps nothing, and Redis does not write PUBLISH to the AOF. An
 announcement missed (Redis restarting, this process not listening yet, a slow consumer cut off) only
 means a later command reads the game first; correctness never depends on one, since every command is
-checked by the conditional append.
+checked by the conditional append (its head hash, and the token's seat in the meta hash).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -30,72 +30,67 @@ import orjson
 import redis
 
 from adapters.redis_store import EventStore
+from service.ports import Announcement
 
 log = logging.getLogger(__name__)
-DRAIN_EVERY_S = 0.02  # the listener applies what has arrived at most this often (a command drains at once)
-OnAppended = Callable[[str, list[dict[str, Any]]], None]
-Wanted = Callable[[str, int], bool]
+LISTEN_S = 1.0  # a read waits at most this long for an announcement before looking at ``stop`` again
+
+
+def parse(data: bytes) -> Announcement:
+    """Read one announcement (ValueError: not one)."""
+    head, envelopes, *rest = data.split(b"\n")
+    game_id, first = head.decode().split(" ")
+    seats = {field: int(seat) for field, seat in orjson.loads(rest[0]).items()} if rest else {}
+    return Announcement(game_id, int(first), envelopes, seats)
 
 
 class AppendFollower:
-    """Listens to the store's announcements and hands each to ``on_appended(game_id, envelopes)``."""
+    """Listens to the store's announcements and hands each to ``on_heard``.
 
-    def __init__(self, store: EventStore, on_appended: OnAppended, wanted: Wanted = lambda _game, _first: True) -> None:
+    It reads the subscription on a connection of its own with plain blocking reads (redis-py's
+    ``PubSub`` checks the socket with a poll before every message, which under gevent costs more than
+    applying the announcement).
+    """
+
+    def __init__(self, store: EventStore, on_heard: Callable[[Announcement], object]) -> None:
         self.store = store
-        self.on_appended = on_appended
-        self.wanted = wanted  # (game id, first event's number) -> whether to decode and hand it over
-        self._pubsub: Any = None  # redis-py's PubSub while listening
-        self._reading = threading.Lock()  # one reader of the subscription at a time
+        self.on_heard = on_heard
+        self.connection: Any = None  # the subscribed connection while listening
 
     def run(self, stop: threading.Event, ready: threading.Event | None = None, retry_s: float = 1.0) -> None:
-        """Listen until ``stop`` is set (``ready`` is set once listening); ride out Redis restarts."""
+        """Listen until ``stop`` is set; ride out Redis restarts (``ready`` is set whenever listening:
+        at first, and again after each new subscription)."""
+        pool = self.store.redis.connection_pool
         while not stop.is_set():
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+            connection: Any = pool.get_connection()  # redis-py types it loosely: its methods are untyped
             try:
-                pubsub.subscribe(self.store.appended_channel)
-                pubsub.get_message(timeout=1.0)  # the subscription's confirmation: listening from here on
-                self._pubsub = pubsub
+                connection.send_command("SUBSCRIBE", self.store.appended_channel)
+                connection.read_response(timeout=LISTEN_S, push_request=True)  # the confirmation: listening now
+                self.connection = connection
                 if ready is not None:
                     ready.set()
-                while not stop.is_set() and self._pubsub is pubsub:
-                    if pubsub.connection is None:
-                        break
-                    if pubsub.connection.can_read(timeout=1.0):
-                        self.drain()
-                        stop.wait(DRAIN_EVERY_S)  # let announcements gather: one read for many
-            except (redis.ConnectionError, redis.TimeoutError):
+                while not stop.is_set():
+                    self._hear(connection)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
                 stop.wait(retry_s)
-            except Exception:  # e.g. the connection closed under it (redis-py then has no socket to poll)
+            except Exception:
                 log.warning("following appends: listening again after an error", exc_info=True)
                 stop.wait(retry_s)
             finally:
-                self._pubsub = None
-                with contextlib.suppress(redis.RedisError):
-                    pubsub.close()
+                self.connection = None
+                connection.disconnect()  # never hand a subscribed connection back as it is
+                pool.release(connection)
 
-    def drain(self) -> int:
-        """Apply every wanted announcement already received, without waiting for more; how many. (Another
-        caller draining holds the subscription for as long as it takes to apply what had arrived.)"""
-        pubsub = self._pubsub
-        if pubsub is None:
-            return 0
-        applied = 0
-        with self._reading:
-            try:
-                while (message := pubsub.get_message(timeout=0)) is not None:
-                    head, _, envelopes = bytes(message["data"]).partition(b"\n")
-                    game_id, _, first = head.decode().partition(" ")
-                    if self.wanted(game_id, int(first)):
-                        self._apply(game_id, envelopes)
-                        applied += 1
-            except Exception:  # the subscription broke (Redis restarting): never the caller's problem
-                log.debug("following appends: the subscription broke", exc_info=True)
-                if self._pubsub is pubsub:
-                    self._pubsub = None  # ``run`` listens again; until then nothing is drained
-        return applied
-
-    def _apply(self, game_id: str, envelopes: bytes) -> None:
+    def _hear(self, connection: Any) -> None:
+        """Wait for the next announcement (at most ``LISTEN_S``) and hand it over."""
         try:
-            self.on_appended(game_id, orjson.loads(envelopes))
+            message = connection.read_response(timeout=LISTEN_S, disconnect_on_error=False, push_request=True)
+        except redis.TimeoutError:  # nothing announced meanwhile (what had arrived of a message is kept)
+            return
+        if not isinstance(message, list) or len(message) != 3 or message[0] not in (b"message", "message"):
+            return
+        data = message[2] if isinstance(message[2], bytes) else str(message[2]).encode()
+        try:
+            self.on_heard(parse(data))
         except Exception:  # a bad announcement must not stop the others
-            log.exception("an announced append could not be applied")
+            log.exception("an announced append could not be taken")

@@ -7,7 +7,9 @@
 --       10 when the game next needs a job, in ms since the epoch ("" keep, "-" none),
 --       11 a meta field that must hold ARGV[12] ("" none: the seat's token hash and its seat, when the
 --       caller took the seat from its own cache), 12 that value,
---       13 a pub/sub channel to announce the appended events on ("" none: see EventStore.follow),
+--       13 a pub/sub channel to announce the appended events on ("" none): "<game id> <first event's
+--       number>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
+--       "\n<JSON object of those pairs>" (see adapters/announcements.py),
 --       then M field/value pairs for the meta hash, then N event envelopes (JSON).
 -- Returns {"ok", new_version} | {"conflict", current_version, tail...} | {"duplicate", record} | {"refused"}.
 -- A conflict carries the events after the expected version (at most TAIL_MAX), so that the caller can
@@ -69,8 +71,16 @@ if ARGV[4] == "1" then
   redis.call("SET", KEYS[4], ARGV[5], "EX", tonumber(ARGV[6]) or 86400)
 end
 if ARGV[13] ~= "" then
-  local appended = {}
+  local appended, seats = {}, {}
   for i = 1, n_events do appended[i] = ARGV[first_event + i] end
-  redis.call("PUBLISH", ARGV[13], ARGV[3] .. " " .. tostring(current + 1) .. "\n[" .. table.concat(appended, ",") .. "]")
+  for i = 1, meta_pairs do
+    local field = ARGV[FIXED_ARGS + 2 * i - 1]
+    if string.sub(field, 1, 4) == "tok:" then
+      table.insert(seats, cjson.encode(field) .. ":" .. cjson.encode(ARGV[FIXED_ARGS + 2 * i]))
+    end
+  end
+  local message = ARGV[3] .. " " .. tostring(current + 1) .. "\n[" .. table.concat(appended, ",") .. "]"
+  if #seats > 0 then message = message .. "\n{" .. table.concat(seats, ",") .. "}" end
+  redis.call("PUBLISH", ARGV[13], message)
 end
 return {"ok", tostring(current + n_events)}

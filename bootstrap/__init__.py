@@ -7,7 +7,9 @@ adapters or reaches into them.
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from dataclasses import dataclass
 
 import redis
@@ -47,13 +49,14 @@ class Kifu:
         return Projector(self.store, self.client, consumer)
 
     def follow_appends(self, stop: threading.Event, ready: threading.Event | None = None) -> AppendFollower:
-        """Keep this process's cached tables current with what other processes append (a daemon thread,
-        a greenlet under gevent, listens; a command drains what has arrived before it looks at its
-        cache): a seat whose game moved through another process then acts in one round trip too.
-        Only a shortcut: every command is still checked by the conditional append."""
-        tables = self.games.tables
-        follower = AppendFollower(self.store, tables.follow, tables.continues)
-        self.games.tables.apply_announced = follower.drain
+        """Keep this process's cached tables current with what other processes append, and learn the
+        token hashes of the games they create (a daemon thread, a greenlet under gevent, listens): a
+        seat whose game moved, or was created, through another process then acts in one round trip
+        too. A command refused on a table that may be behind yields once (``time.sleep(0)``: to the
+        listener's greenlet under gevent) before it reads the game. Only a shortcut: every command is
+        still checked by the conditional append."""
+        follower = AppendFollower(self.store, self.games.hear)
+        self.games.tables.let_announcements_in = functools.partial(time.sleep, 0)
         thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
         thread.start()
         return follower

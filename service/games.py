@@ -24,6 +24,7 @@ from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_e
 from domain.registry import get_game
 from service.errors import Conflict, Forbidden, GameNotFound, IdempotencyKeyReused, InvalidRequest, Unauthorized
 from service.ports import (
+    Announcement,
     Due,
     DuplicateCommand,
     EventLog,
@@ -232,14 +233,23 @@ class GameService:
 
     def identify_actor(self, game_id: str, token: str | None) -> Actor:
         """``identify`` for a command: a token this process has seen as a seat of a game whose table it
-        holds costs no round trip (the append checks it: ``holder``), any other is identified now."""
+        holds, or was told of (``hear``), costs no round trip (the append checks it: ``holder``); any
+        other is identified now."""
         if token is not None:
             digest = token_hash(token)
             seat = self.seats_known.get((game_id, digest))
-            if seat is not None and self.tables.known(game_id) is not None:
+            if seat is not None and self.tables.held_or_heard(game_id) is not None:
                 return Actor(seat, None, (f"tok:{digest}", str(seat)))
         caller = self.identify(game_id, token, read_log=self.tables.known(game_id) is None)
         return Actor(caller.seat, caller.head)
+
+    def hear(self, heard: Announcement) -> None:
+        """What another process appended, as it announced it: the game's events (``TableLoader.hear``)
+        and the seats whose token hashes the append named. Only a shortcut, never taken on trust: each
+        command's append checks the head hash and the token's seat."""
+        self.tables.hear(heard.game_id, heard.first, heard.envelopes)
+        for field_name, seat in heard.seats.items():
+            self._remember(self.seats_known, (heard.game_id, field_name.removeprefix("tok:")), seat)
 
     def _remember(self, memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         """Keep ``value`` in a bounded memory of this process (least recently stored dropped first)."""
@@ -363,25 +373,25 @@ class GameService:
         unless a version was expected). A refusal by the rules, or a stale
         expected version, judged on a table that may be behind is judged again
         before it is answered: on the table with what other processes have
-        announced since, if anything, else on the game read now (a judgement on
-        announced events is still checked by the append). An idempotency key is
+        announced since, if it moved (``TableLoader.newer``; a judgement on
+        announced events is still checked by the append), else on the game read
+        now. An idempotency key is
         checked by the append; a refused command looks up its key first, so a
         retry of a command that was done is answered as it was.
         """
         known = self.tables.known(game_id) if head is None else None
         table, head = known or self.tables.load(game_id, head)
-        maybe_behind, heard = known is not None, False
+        maybe_behind, waited = known is not None, False
         for _attempt in range(MAX_RETRIES):
             try:
                 if expected_version is not None and expected_version != head.version:
                     raise Conflict(head.version)
                 events, new_table = command(table)
             except (KifuError, Conflict):
-                if maybe_behind:  # first what other processes announced, then the head and the events since
-                    announced = None if heard else self.tables.caught_up_announced(game_id, head)
-                    heard = True
-                    table, head = announced or self.tables.load(game_id)
-                    maybe_behind = announced is not None
+                if maybe_behind:  # first as other processes announced it, then as read now
+                    newer = None if waited else self.tables.newer(game_id, head)
+                    table, head = newer or self.tables.load(game_id)
+                    maybe_behind, waited = newer is not None, True
                     continue
                 prior = self.store.idempotency_record(game_id, idem_key) if idem_key else None
                 if prior is not None:

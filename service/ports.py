@@ -54,6 +54,18 @@ class Head:
     hash: str
 
 
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """One append as another process announced it (``adapters.announcements``): ``envelopes`` is their
+    JSON array, still encoded (most announcements a process hears are of games it does not hold, or its
+    own); ``seats``: the token hash fields the append named, with their seats (a creation, a join)."""
+
+    game_id: str
+    first: int
+    envelopes: bytes
+    seats: Mapping[str, int]
+
+
 class EventLog(Protocol):
     """The append-only game logs (with each game's server-only facts and idempotency records)."""
 

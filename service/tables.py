@@ -15,13 +15,17 @@ from collections.abc import Callable, Mapping, Sequence
 from threading import Lock
 from typing import Any
 
+import orjson
+
 from domain import engine
 from domain.engine import Table
-from domain.record import to_event
+from domain.record import GENESIS, to_event
 from service.errors import GameNotFound
 from service.ports import EventLog, Head, SnapshotLoader
 
 TAIL_READ = 64  # events read with the head of a cached game; a longer tail is read as usual
+HEARD_GAMES = 256  # games not held here whose announced start is kept (undecoded), the latest ones
+HEARD_RUNS = 32  # announced appends kept per such game; a longer run is dropped (the game is read)
 
 
 class TableLoader:
@@ -33,7 +37,8 @@ class TableLoader:
         self.size = size
         self._cache: OrderedDict[str, tuple[Table, str]] = OrderedDict()  # table, hash of its last event
         self._lock = Lock()
-        self.apply_announced: Callable[[], object] | None = None  # applies what other processes announced
+        self._heard: OrderedDict[str, list[bytes]] = OrderedDict()  # game -> announced envelope arrays
+        self.let_announcements_in: Callable[[], object] = lambda: None  # see ``newer``
 
     def load(self, game_id: str, head: Head | None = None) -> tuple[Table, Head]:
         """The table at ``head`` (read now when not given), and that head.
@@ -105,12 +110,12 @@ class TableLoader:
         self.remember(game_id, table, head.hash)
         return table, head
 
-    def caught_up_announced(self, game_id: str, head: Head) -> tuple[Table, Head] | None:
-        """The game's table past ``head`` with what other processes have announced and this process has
-        received, if that moved it on (None: nothing new, or no announcements are followed here)."""
-        if self.apply_announced is None:
-            return None
-        self.apply_announced()
+    def newer(self, game_id: str, head: Head) -> tuple[Table, Head] | None:
+        """The game's table held here, if what other processes announced moved it past ``head``; else
+        None. ``let_announcements_in`` runs first: where appends are followed (``GameService.hear``) it
+        yields to the listener once, so that an announcement that arrived with this request is applied
+        before the request is answered from a read instead."""
+        self.let_announcements_in()
         known = self.known(game_id)
         return known if known is not None and known[1].version > head.version else None
 
@@ -120,18 +125,56 @@ class TableLoader:
         if self._cached(game_id) is None and envs and len(envs) == head.version and envs[-1]["hash"] == head.hash:
             self.remember(game_id, engine.replay([to_event(e) for e in envs]), head.hash)
 
-    def continues(self, game_id: str, first: int) -> bool:
-        """Whether events from number ``first`` on would continue the game's table held here."""
-        cached = self._cache.get(game_id)  # a read of one entry: no lock needed
-        return cached is not None and cached[0].version == first - 1
-
     def follow(self, game_id: str, envs: Sequence[Mapping[str, Any]]) -> None:
         """Apply events another process appended to the game's cached table, when they continue it
-        (else nothing: the game is not cached here, or this process made or already has them). A
-        command then finds the table current and needs no read (``adapters.announcements`` feeds this)."""
+        (else nothing: the game is not cached here, or this process made or already has them)."""
         known = self.known(game_id)
         if known is not None:
             self.caught_up(game_id, *known, envs)
+
+    def hear(self, game_id: str, first: int, envelopes: bytes) -> None:
+        """Another process announced events ``first``... of the game (``envelopes``: their JSON array).
+        Applied to the table held when they continue it; kept undecoded when they start a game not
+        held here, or follow such a start, for ``held_or_heard`` to build when a command meets it."""
+        cached = self._cache.get(game_id)  # a read of one entry: no lock needed
+        if cached is not None:
+            if cached[0].version == first - 1:
+                self.follow(game_id, orjson.loads(envelopes))
+            return
+        with self._lock:
+            kept = self._heard.get(game_id)
+            if first == 1:
+                self._heard[game_id] = [envelopes]
+                while len(self._heard) > HEARD_GAMES:
+                    self._heard.popitem(last=False)
+            elif kept is not None and len(kept) < HEARD_RUNS:
+                kept.append(envelopes)
+            elif kept is not None:
+                del self._heard[game_id]
+
+    def held_or_heard(self, game_id: str) -> tuple[Table, Head] | None:
+        """``known``; else the game built from what was announced of it from its first event on, when
+        that is an unbroken chain (then held); else None. Like ``known``, only a conditional append
+        can rely on it."""
+        known = self.known(game_id)
+        if known is not None:
+            return known
+        with self._lock:
+            kept = self._heard.pop(game_id, None)
+        if kept is None:
+            return None
+        try:
+            envs = [env for run in kept for env in orjson.loads(run)]
+            digest = GENESIS
+            for seq, env in enumerate(envs, 1):
+                if env["seq"] != seq or env["prev"] != digest:
+                    return None  # an announcement was missed
+                digest = env["hash"]
+            table = engine.replay([to_event(e) for e in envs])
+        except Exception:  # not a game's log: an announcement is never trusted to be one
+            return None
+        self.remember(game_id, table, digest)
+        return table, Head(table.version, digest)
 
     def remember(self, game_id: str, table: Table, head_hash: str) -> None:
         """Keep ``table`` as the newest known state of the game (``head_hash``: the hash of its last event)."""

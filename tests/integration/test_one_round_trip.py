@@ -13,18 +13,19 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 import redis
 
-from adapters import announcements
 from adapters.announcements import AppendFollower
 from adapters.redis_store import EventStore
 from domain import engine
 from domain.events import Event
 from domain.record import GENESIS, envelopes, to_event
+from service import tables as tables_module
 from service.errors import Conflict, GameNotFound, IdempotencyKeyReused, Unauthorized
-from service.games import GameService
-from service.ports import Head, HolderRefused, VersionConflict
+from service.games import GameService, token_hash
+from service.ports import Announcement, Head, HolderRefused, VersionConflict
 from service.tables import TableLoader
 from tests.integration.test_store import batch, game_id
 from tests.support.records import SALTS
@@ -208,44 +209,61 @@ def test_an_append_for_a_holder_checks_the_meta_field_first(redis_client: redis.
 
 
 class Following:
-    """A service that follows every process's appends (as an API process does), with a hook telling
-    when an announcement reached it."""
+    """A service that follows every process's appends (as an API process does), with hooks telling
+    when an announcement reached it, and a gate that can hold announcements back (``hold``)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.games, self.store = service(client)
-        self.heard: list[tuple[str, int]] = []
+        self.received: list[Announcement] = []
+        self.heard: list[Announcement] = []
+        self.holding = False
         self.changed = threading.Condition()
-        self.stop, ready = threading.Event(), threading.Event()
-        self.seen: list[tuple[str, int]] = []  # every announcement the follower looked at
-        self.follower = AppendFollower(self.store, self.hear, self.look)
-        self.games.tables.apply_announced = self.follower.drain  # as bootstrap wires it
-        self.thread = threading.Thread(target=self.follower.run, args=(self.stop, ready), daemon=True)
+        self.stop, self.listening = threading.Event(), threading.Event()
+        self.follower = AppendFollower(self.store, self.hear)
+        self.thread = threading.Thread(target=self.follower.run, args=(self.stop, self.listening), daemon=True)
         self.thread.start()
-        assert ready.wait(10)
+        assert self.listening.wait(10)
 
-    def look(self, game_id: str, first: int) -> bool:
+    def hear(self, heard: Announcement) -> None:
         with self.changed:
-            self.seen.append((game_id, first))
+            self.received.append(heard)
             self.changed.notify_all()
-        return self.games.tables.continues(game_id, first)
-
-    def wait_until_seen(self, game_id: str, first: int) -> None:
+            assert self.changed.wait_for(lambda: not self.holding, timeout=10)
+        self.games.hear(heard)  # as bootstrap wires it
         with self.changed:
-            assert self.changed.wait_for(lambda: (game_id, first) in self.seen, timeout=10)
-
-    def hear(self, game_id: str, envs: list[dict[str, Any]]) -> None:
-        self.games.tables.follow(game_id, envs)
-        with self.changed:
-            self.heard.append((game_id, envs[-1]["seq"]))
+            self.heard.append(heard)
             self.changed.notify_all()
 
-    def wait_for(self, game_id: str, seq: int) -> None:
+    def hold(self) -> None:
+        """Announcements arrive but are not taken until ``let_in``."""
         with self.changed:
-            assert self.changed.wait_for(lambda: (game_id, seq) in self.heard, timeout=10)
+            self.holding = True
+
+    def let_in(self, game_id: str, first: int) -> None:
+        """Take what was held, up to the announcement of the game's append from event ``first`` on."""
+        with self.changed:
+            self.holding = False
+            self.changed.notify_all()
+        self.wait_for(game_id, first)
+
+    def wait_for(self, game_id: str, first: int, taken: bool = True) -> Announcement:
+        """The announcement of the game's append from event ``first`` on, once taken (or received)."""
+
+        def found() -> Announcement | None:
+            seen = self.heard if taken else self.received
+            return next((a for a in seen if (a.game_id, a.first) == (game_id, first)), None)
+
+        with self.changed:
+            assert self.changed.wait_for(found, timeout=10)
+            return found()  # type: ignore[return-value]
 
     def close(self) -> None:
+        with self.changed:
+            self.holding = False
+            self.changed.notify_all()
         self.stop.set()
         self.thread.join(10)
+        assert not self.thread.is_alive()
 
 
 def test_a_process_that_follows_appends_acts_in_one_round_trip_after_another_processs_move(
@@ -258,15 +276,94 @@ def test_a_process_that_follows_appends_acts_in_one_round_trip_after_another_pro
         second.games.identify(game, tokens[1])
         second.games.tables.load(game)
         for move in range(0, 8, 2):
+            before = second.store.head(game).version
             moved = act(first, game, tokens[0], place(move))["version"]
-            second.wait_for(game, moved)  # the announcement of the move reached the second process
+            second.wait_for(game, before + 1)  # the announcement of the move reached the second process
             second.store.calls.clear()
             answer = act(second.games, game, tokens[1], place(move + 1))
             assert second.store.calls == ["append"]  # its table was current: nothing read
+            assert answer["version"] > moved
             first.tables.load(game)  # the first process does not follow: it reads what it missed
         assert answer["version"] == second.store.head(game).version
     finally:
         second.close()
+
+
+def test_a_process_that_follows_appends_acts_in_one_round_trip_in_a_game_another_process_created(
+    redis_client: redis.Redis,
+) -> None:
+    first, _ = service(redis_client)
+    second = Following(redis_client)
+    try:
+        game, tokens = new_game(first)
+        created = second.wait_for(game, 1)
+        assert sorted(created.seats.values()) == [0, 1]  # the creation named both seats' token hashes
+        assert set(created.seats) == {f"tok:{token_hash(t)}" for t in tokens}
+        act(first, game, tokens[0], place(0))
+        second.wait_for(game, created.first + len(orjson.loads(created.envelopes)))
+        second.store.calls.clear()
+        answer = act(second.games, game, tokens[1], place(1))  # this process never read the game
+        assert second.store.calls == ["append"]
+        assert answer["version"] == second.store.head(game).version
+        assert second.games.tables.known(game) == (
+            engine.replay([to_event(e) for e in second.store.read(game)]),
+            second.store.head(game),
+        )
+    finally:
+        second.close()
+
+
+def test_a_token_named_by_a_forged_announcement_gets_no_seat(redis_client: redis.Redis) -> None:
+    """Announcements are a shortcut, not a source of trust: the append checks the token's seat in
+    Redis, so a token hash announced for a seat it is not is refused as if never heard."""
+    games, _ = service(redis_client)
+    other, _ = service(redis_client)
+    game, tokens = new_game(other)
+    envs = other.store.read(game)
+    forged = Announcement(game, 1, orjson.dumps(envs), {f"tok:{token_hash('mallory')}": 0})
+    games.hear(forged)
+    actor = games.identify_actor(game, "mallory")
+    assert actor.holder is not None  # believed from memory...
+    with pytest.raises(Unauthorized):  # ...until the append asked Redis
+        games.act_as(game, "mallory", actor, place(0))
+    assert games.store.head(game).version == len(envs)  # nothing written
+    assert act(games, game, tokens[0], place(0))["version"] > len(envs)
+
+
+@pytest.mark.parametrize("missed", ["first", "middle"])
+def test_a_game_heard_with_a_gap_is_read_when_met(redis_client: redis.Redis, missed: str) -> None:
+    games, store = service(redis_client)
+    other, _ = service(redis_client)
+    game, tokens = new_game(other)
+    act(other, game, tokens[0], place(0))
+    act(other, game, tokens[1], place(1))
+    envs = store.read(game)
+    runs = [envs[:-2], envs[-2:-1], envs[-1:]]  # as three appends announced them
+    kept = runs[1:] if missed == "first" else [runs[0], runs[2]]
+    for run in kept:
+        games.hear(Announcement(game, run[0]["seq"], orjson.dumps(run), {}))
+    assert games.tables.held_or_heard(game) is None  # no unbroken chain from the first event
+    store.calls.clear()
+    assert act(games, game, tokens[0], place(2))["version"] > len(envs)
+    assert store.calls[0] == "head_fields_and_log"  # met for the first time: read
+
+
+def test_what_is_heard_of_games_not_held_is_bounded(redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables_module, "HEARD_GAMES", 3)
+    monkeypatch.setattr(tables_module, "HEARD_RUNS", 2)
+    games, _ = service(redis_client)
+    other, store = service(redis_client)
+    game, _tokens = new_game(other)
+    run = orjson.dumps(store.read(game))  # a game's start, as if announced for each of five games
+    for n in range(5):
+        games.tables.hear(f"g-{n}", 1, run)
+    assert [games.tables.held_or_heard(f"g-{n}") is None for n in range(5)] == [True, True, False, False, False]
+    games.tables.hear("g-long", 1, run)
+    for _ in range(2):  # more runs than kept: the game is dropped, to be read when met
+        games.tables.hear("g-long", 2, run)
+    assert games.tables.held_or_heard("g-long") is None
+    games.tables.hear("g-junk", 1, b'[{"seq": 1}]')  # not a game's log: never held
+    assert games.tables.held_or_heard("g-junk") is None
 
 
 def test_announcements_that_do_not_continue_the_table_held_are_ignored(redis_client: redis.Redis) -> None:
@@ -279,9 +376,10 @@ def test_announcements_that_do_not_continue_the_table_held_are_ignored(redis_cli
     later = store.read(game, head.version)
     games.tables.follow(game, later[1:])  # a gap: the first of them is missing
     games.tables.follow(game, [{**later[0], "prev": "0" * 64}, *later[1:]])  # another chain
+    games.tables.hear(game, later[1]["seq"], orjson.dumps(later[1:]))
     games.tables.follow("g-not-cached-here", later)
     assert games.tables.known(game) == (table, head)
-    games.tables.follow(game, later)
+    games.tables.hear(game, later[0]["seq"], orjson.dumps(later))
     known = games.tables.known(game)
     assert known is not None and known[1] == store.head(game)
 
@@ -290,31 +388,36 @@ def test_a_broken_subscription_never_fails_a_command(redis_client: redis.Redis) 
     following = Following(redis_client)
     try:
         game, tokens = new_game(following.games)
+        following.listening.clear()
         assert redis_client.client_kill_filter(_type="pubsub") >= 1  # as when Redis restarts
-        for move in range(3):  # each command drains the broken subscription first, and goes on
+        for move in range(3):
             assert act(following.games, game, tokens[move % 2], place(move))["version"] > 0
+        assert following.listening.wait(10)  # the listener subscribed again
+        other, _ = service(redis_client)
+        game, tokens = new_game(other)
+        following.wait_for(game, 1)
     finally:
         following.close()
 
 
-def test_a_command_refused_on_a_table_behind_applies_what_was_announced_first(
-    redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(announcements, "DRAIN_EVERY_S", 60.0)  # the listener applies once, then rests
+def test_a_command_refused_on_a_table_behind_lets_announcements_in_first(redis_client: redis.Redis) -> None:
     first, _ = service(redis_client)
     second = Following(redis_client)
     try:
         game, tokens = new_game(first)
-        second.wait_until_seen(game, 1)  # the listener applied the creation's announcement: it rests now
+        second.wait_for(game, 1)
         second.games.identify(game, tokens[1])
         second.games.tables.load(game)
-        moved = act(first, game, tokens[0], place(0))["version"]
-        pubsub = second.follower._pubsub
-        assert pubsub is not None and pubsub.connection.can_read(timeout=10)  # announced, not applied yet
-        assert second.games.tables.known(game)[1].version < moved  # type: ignore[index]
+        before = second.store.head(game).version
+        second.hold()
+        act(first, game, tokens[0], place(0))
+        second.wait_for(game, before + 1, taken=False)  # announced, arrived, not taken yet
+        assert second.games.tables.known(game)[1].version == before  # type: ignore[index]
+        # as under gevent, where the listener's turn comes when the command yields
+        second.games.tables.let_announcements_in = lambda: second.let_in(game, before + 1)
         second.store.calls.clear()
         answer = act(second.games, game, tokens[1], place(1))
-        # the rules refused seat 1 on the table held; the announcement, applied then, made it current
+        # the rules refused seat 1 on the table held; the announcement, let in then, made it current
         assert second.store.calls == ["append"]
         assert answer["version"] == second.store.head(game).version
     finally:
