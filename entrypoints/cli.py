@@ -15,6 +15,7 @@ from typing import Any
 import click
 import redis
 
+from adapters.redis_client import connect
 from entrypoints.stack import URL_FILE
 
 RUN_DIR = Path(".run")
@@ -31,7 +32,7 @@ def _redis() -> redis.Redis:
                 f"(it writes its embedded Redis's address to {found})"
             )
         url = found.read_text().strip()
-    return redis.Redis.from_url(url)
+    return connect(url)
 
 
 @click.group()

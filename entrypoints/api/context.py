@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
-import redis
 from flask import current_app, request
 
+from adapters.redis_client import connect
 from bootstrap import Kifu, build
 from service.errors import Unauthorized
 from service.games import GameService
@@ -16,7 +16,7 @@ def kifu() -> Kifu:
     """The app's ``Kifu``, wired on first use (nothing connects at import or app creation)."""
     ext = current_app.extensions
     if "kifu" not in ext:
-        client = current_app.config.get("REDIS_CLIENT") or redis.Redis.from_url(current_app.config["REDIS_URL"])
+        client = current_app.config.get("REDIS_CLIENT") or connect(current_app.config["REDIS_URL"])
         ext["kifu"] = build(
             client,
             scheduler=current_app.config.get("SCHEDULER"),
