@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 LISTEN_S = 1.0  # a read waits at most this long for an announcement before looking at ``stop`` again
 
 
+def _as_is(message: Any) -> Any:
+    return message
+
+
 def parse(data: bytes) -> Announcement:
     """Read one announcement (ValueError: not one)."""
     head, envelopes, *rest = data.split(b"\n")
@@ -64,6 +68,9 @@ class AppendFollower:
         while not stop.is_set():
             connection: Any = pool.get_connection()  # redis-py types it loosely: its methods are untyped
             try:
+                quiet = getattr(connection._parser, "set_pubsub_push_handler", None)
+                if quiet is not None:  # redis-py's default handler logs each message, built as a string first
+                    quiet(_as_is)
                 connection.send_command("SUBSCRIBE", self.store.appended_channel)
                 connection.read_response(timeout=LISTEN_S, push_request=True)  # the confirmation: listening now
                 self.connection = connection
@@ -91,6 +98,8 @@ class AppendFollower:
             return
         data = message[2] if isinstance(message[2], bytes) else str(message[2]).encode()
         try:
-            self.on_heard(parse(data))
+            heard = parse(data)
+            if (heard.game_id, heard.first) not in self.store.in_flight:  # else this process's own append
+                self.on_heard(heard)
         except Exception:  # a bad announcement must not stop the others
             log.exception("an announced append could not be taken")

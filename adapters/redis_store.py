@@ -49,6 +49,9 @@ class EventStore:
         self.prefix = prefix
         self._append = client.register_script(APPEND_SCRIPT)
         self.appended_channel = f"{prefix}:appended"
+        # (game, first event) of this process's appends awaiting Redis's answer: their announcement can
+        # reach this process's listener before the answer reaches the caller (adapters.announcements)
+        self.in_flight: set[tuple[str, int]] = set()
 
     def partition(self, game_id: str) -> int:
         """The partition of a game: CRC-32 of its id modulo the partition count."""
@@ -127,7 +130,12 @@ class EventStore:
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
-        reply, *values = self._append(keys=keys, args=args)
+        mark = (game_id, expected_version + 1)
+        self.in_flight.add(mark)
+        try:
+            reply, *values = self._append(keys=keys, args=args)
+        finally:
+            self.in_flight.discard(mark)
         status = text(reply)
         if status == "conflict":
             tail = [orjson.loads(raw) for raw in values[1:]]

@@ -9,6 +9,7 @@ behind, and the refused append brings the events it missed.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -441,3 +442,33 @@ def test_a_forged_announcement_never_reaches_an_answer(redis_client: redis.Redis
     assert answer["version"] == store.head(game).version
     assert games.view(game, None)["seats"][1]["name"] == "b"
     assert games.tables.load(game)[0] == engine.replay([to_event(e) for e in store.read(game)])
+
+
+def test_an_append_is_in_flight_only_while_redis_answers(redis_client: redis.Redis) -> None:
+    store = EventStore(redis_client, partitions=4)
+    gid = game_id()
+    seen: list[set[tuple[str, int]]] = []
+    script = store._append
+    store._append = lambda **kw: (seen.append(set(store.in_flight)), script(**kw))[1]  # type: ignore[assignment]
+    store.append(gid, batch(2), 0, GENESIS)
+    with pytest.raises(VersionConflict):
+        store.append(gid, batch(1), 0, GENESIS)
+    assert seen == [{(gid, 1)}, {(gid, 1)}]
+    assert store.in_flight == set()
+
+
+def test_the_listener_passes_over_announcements_of_its_own_appends_in_flight(
+    redis_client: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="push_response")  # redis-py's default handler logs each message
+    following = Following(redis_client)
+    try:
+        channel = following.store.appended_channel
+        following.store.in_flight.add(("g-mine", 5))
+        redis_client.publish(channel, b'g-mine 5\n[{"seq": 5}]')  # as if announced before Redis answered
+        redis_client.publish(channel, b'g-other 5\n[{"seq": 5}]')
+        following.wait_for("g-other", 5)  # announcements come in order: the first one was passed over
+        assert [(a.game_id, a.first) for a in following.heard] == [("g-other", 5)]
+        assert [r for r in caplog.records if r.name == "push_response"] == []  # not even built as a string
+    finally:
+        following.close()
