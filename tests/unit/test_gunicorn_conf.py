@@ -32,6 +32,18 @@ def test_the_open_files_limit_fits_the_connections() -> None:
     assert out[0] == out[1]
 
 
+def test_a_worker_freezes_what_exists_once_the_app_is_loaded() -> None:
+    code = (
+        "import gc, entrypoints.gunicorn_conf as c;"
+        "from entrypoints.api import create_app; app = create_app();"
+        "before = (gc.get_freeze_count(), gc.get_threshold());"
+        "c.post_worker_init(object());"
+        "print(before, gc.get_freeze_count() > 10_000, gc.get_threshold() == c.GC_THRESHOLDS, gc.is_tracked(app))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["(0,", "(700,", "10,", "10))", "True", "True", "True"]
+
+
 class Socket:
     def __init__(self) -> None:
         self.sends: list[bytes] = []
