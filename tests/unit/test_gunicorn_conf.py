@@ -44,6 +44,13 @@ def test_a_worker_freezes_what_exists_once_the_app_is_loaded() -> None:
     assert out.split() == ["(0,", "(700,", "10,", "10))", "True", "True", "True"]
 
 
+def test_request_heads_are_parsed_by_gunicorns_c_parser() -> None:
+    from gunicorn.config import Config
+    from gunicorn.http.message import _check_fast_parser
+
+    assert _check_fast_parser(Config())  # gunicorn-h1c installed, and no setting turns it off
+
+
 class Socket:
     def __init__(self) -> None:
         self.sends: list[bytes] = []
