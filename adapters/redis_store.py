@@ -31,11 +31,12 @@ import orjson
 import redis
 
 from domain.record import GENESIS
-from service.ports import Due, DuplicateCommand, Head, HolderRefused, Keep, VersionConflict
+from service.ports import Due, DuplicateCommand, Head, HolderRefused, Keep, QuotaExceeded, Quotas, VersionConflict
 
 KEEP = Keep.KEEP
 
 APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
+QUOTA_SCRIPT = (Path(__file__).with_name("quota.lua")).read_text()
 DEFAULT_PARTITIONS = 16
 IDEMPOTENCY_TTL_S = 24 * 3600
 
@@ -48,6 +49,7 @@ class EventStore:
         self.partitions = partitions
         self.prefix = prefix
         self._append = client.register_script(APPEND_SCRIPT)
+        self._count = client.register_script(QUOTA_SCRIPT)
         self.appended_channel = f"{prefix}:appended"
         # (game, first event) of this process's appends awaiting Redis's answer: their announcement can
         # reach this process's listener before the answer reaches the caller (adapters.announcements)
@@ -88,6 +90,7 @@ class EventStore:
         meta: Mapping[str, str] | None = None,
         due: Due = KEEP,
         holder: tuple[str, str] | None = None,
+        quotas: Quotas | None = None,
     ) -> int:
         """Append a command's events atomically (with when the game next needs a job: ``due`` ms,
         ``None`` for never, ``KEEP`` to leave it); return the new version.
@@ -99,6 +102,9 @@ class EventStore:
         they are few: the caller catches up without another round trip), ``DuplicateCommand`` if the
         idempotency key was seen before and ``HolderRefused`` if ``holder`` does not hold (nothing is
         written in any of these cases).
+
+        ``quotas``, unless already counted (``Quotas.sent``), are counted first, in the same round trip,
+        whatever the outcome; past one of them nothing is written (``QuotaExceeded``).
         """
         if not envelopes:
             raise ValueError("nothing to append")
@@ -114,6 +120,10 @@ class EventStore:
             self.meta_key(game_id),
             self.due_key(self.partition(game_id)),
         ]
+        windows = quotas.windows if quotas is not None and not quotas.sent else ()
+        if quotas is not None:
+            quotas.sent = True
+        keys += [w.key for w in windows]
         args = [
             expected_version,
             expected_hash,
@@ -127,6 +137,8 @@ class EventStore:
             "" if due is KEEP else "-" if due is None else str(int(due)),
             *(holder or ("", "")),
             self.appended_channel,
+            len(windows),
+            *(x for w in windows for x in (w.limit, w.ends_at)),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
@@ -144,7 +156,23 @@ class EventStore:
             raise DuplicateCommand(orjson.loads(values[0]))
         if status == "refused":
             raise HolderRefused(game_id)
+        if status == "limited":
+            raise QuotaExceeded(int(values[0]) - 1)
         return int(values[0])
+
+    def count(self, quotas: Quotas) -> None:
+        """Count a command that appended nothing against ``quotas`` (unless its append counted them);
+        ``QuotaExceeded`` past one of them."""
+        if quotas.sent or not quotas.windows:
+            return
+        quotas.sent = True
+        past = int(
+            self._count(
+                keys=[w.key for w in quotas.windows], args=[x for w in quotas.windows for x in (w.limit, w.ends_at)]
+            )
+        )
+        if past:
+            raise QuotaExceeded(past - 1)
 
     def head(self, game_id: str) -> Head:
         """The game's head (version 0 when it does not exist)."""

@@ -32,6 +32,7 @@ from service.ports import (
     HolderRefused,
     Keep,
     NoScheduler,
+    Quotas,
     Scheduler,
     VersionConflict,
 )
@@ -286,11 +287,13 @@ class GameService:
         by: str | None = None,
         head: Head | None = None,
         holder: tuple[str, str] | None = None,
+        quotas: Quotas | None = None,
     ) -> Answer:
         """Take ``action`` for ``seat``; retries internally on a race unless a version was expected.
 
         ``head``: the head read while identifying the seat; ``holder``: the seat came from this
-        process's memory instead (``identify_actor``), and the append checks it.
+        process's memory instead (``identify_actor``), and the append checks it; ``quotas``: rate-limit
+        windows the action counts against, counted by its append if it makes one (``QuotaExceeded``).
         """
         if seat is None:
             raise Unauthorized("acting needs a seat token (Authorization: Bearer <token>)")
@@ -307,6 +310,7 @@ class GameService:
             expected_version,
             head,
             holder=holder,
+            quotas=quotas,
         )
         if isinstance(done, Committed):
             return Answer(self._action_answer(done.table, seat, done.version, done.envs))
@@ -320,11 +324,19 @@ class GameService:
         action: Mapping[str, Any],
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        quotas: Quotas | None = None,
     ) -> Answer:
         """``act`` for the seat of ``token``, identified as ``actor`` (``identify_actor``)."""
         try:
             return self.act(
-                game_id, actor.seat, action, expected_version, idempotency_key, head=actor.head, holder=actor.holder
+                game_id,
+                actor.seat,
+                action,
+                expected_version,
+                idempotency_key,
+                head=actor.head,
+                holder=actor.holder,
+                quotas=quotas,
             )
         except HolderRefused:  # this process remembered the token wrongly (the game is gone): ask Redis
             if token is not None:
@@ -361,6 +373,7 @@ class GameService:
         head: Head | None = None,
         meta: Mapping[str, str] | None = None,
         holder: tuple[str, str] | None = None,
+        quotas: Quotas | None = None,
     ) -> Committed | Mapping[str, Any]:
         """Decide ``command`` on the game and append its events (with the seal when it ends the game).
 
@@ -410,6 +423,7 @@ class GameService:
                     meta=meta,
                     due=self._due(new_table, events),
                     holder=holder,
+                    quotas=quotas,
                 )
             except VersionConflict as conflict:
                 if expected_version is not None and not maybe_behind:

@@ -66,6 +66,33 @@ class Announcement:
     seats: Mapping[str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """One fixed window of a rate limit: counter ``key`` may reach ``limit`` until ``ends_at`` (Unix s)."""
+
+    key: str
+    limit: int
+    ends_at: int
+
+
+class Quotas:
+    """The windows a command counts against, counted once: by its first append, which refuses to write
+    past any of them (``QuotaExceeded``), or, when the command appends nothing (refused, replayed), by
+    whoever asked for the count afterwards (``sent`` tells which)."""
+
+    def __init__(self, windows: Sequence[Quota]) -> None:
+        self.windows = tuple(windows)
+        self.sent = False
+
+
+class QuotaExceeded(Exception):
+    """A command went past ``windows[index]`` of its quotas (nothing written)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"quota {index} exceeded")
+        self.index = index
+
+
 class EventLog(Protocol):
     """The append-only game logs (with each game's server-only facts and idempotency records)."""
 
@@ -79,6 +106,7 @@ class EventLog(Protocol):
         meta: Mapping[str, str] | None = None,
         due: Due = Keep.KEEP,
         holder: tuple[str, str] | None = None,
+        quotas: Quotas | None = None,
     ) -> int: ...
     def head(self, game_id: str) -> Head: ...
     def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...

@@ -72,7 +72,8 @@ def take_action(game_id: str) -> ResponseReturnValue:
     body = ACTION_SCHEMA.load(json_object())
     if_match = _if_match_version() if "If-Match" in request.headers else None  # judged even when not used
     expected = body["expected_version"] if body["expected_version"] is not None else if_match
-    return _answered(games().act_as(game_id, token, actor, body["action"], expected, idempotency_key()))
+    answer = games().act_as(game_id, token, actor, body["action"], expected, idempotency_key(), limits.quotas())
+    return _answered(answer)
 
 
 @bp.post("/<game_id>/seats/<int:seat>/join")

@@ -28,6 +28,16 @@ until the window that refused it ends. Windows are fixed (one ``INCR`` per
 limit and request): across a window's boundary a client can make up to twice
 a limit in a short time.
 
+An action costs no round trip of its own for its limit: its windows
+(``Quotas``: a counter per rate and window, windows aligned on multiples of the
+rate's period) go to the service with the action, and the append script counts
+them in the round trip that appends, before anything else, writing nothing past
+a limit. An action that appends nothing (refused, replayed, a bad body or token)
+is counted once it is answered, by a script counting the same counters; past
+the limit its answer is replaced by the 429, which changes nothing since it
+wrote nothing. Creations and refused credentials are counted by the ``limits``
+library before the view, as before.
+
 The client address is the connection's (``request.remote_addr``), or, with
 ``KIFU_TRUSTED_PROXIES`` = n, the one n proxies in front saw (werkzeug's
 ``ProxyFix``, installed by the app factory).
@@ -46,14 +56,16 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask.typing import ResponseReturnValue
 from limits import RateLimitItem, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
+from entrypoints.api.context import kifu
 from entrypoints.api.problems import problem
 from service.games import token_hash
+from service.ports import Quota, QuotaExceeded, Quotas
 
 View = TypeVar("View", bound=Callable[..., Any])
 CREATE, ACTIONS, BAD_TOKENS = "create", "actions", "bad-tokens"
@@ -150,6 +162,48 @@ class Limits:
         return None
 
 
+def quotas() -> Quotas | None:
+    """This request's action quotas, for the service to count with its append (None: limits are off)."""
+    found: Quotas | None = g.get("kifu_quotas")
+    return found
+
+
+def _windows(rates: tuple[RateLimitItem, ...], scope: str, key: str, now: float) -> list[Quota]:
+    """The current fixed window of each rate, as counters (aligned on multiples of the rate's period)."""
+    windows = []
+    for rate in rates:
+        period = rate.get_expiry()
+        ends_at = (int(now) // period + 1) * period
+        windows.append(
+            Quota(f"{KEY_PREFIX}:quota:{scope}:{key}:{rate.amount}/{period}s:{ends_at}", rate.amount, ends_at)
+        )
+    return windows
+
+
+def _per_seat(view: Callable[..., Any], setting: str) -> Callable[..., ResponseReturnValue]:
+    """``view`` with its seat's quotas, counted by its append or, if it appended nothing, once answered."""
+
+    @functools.wraps(view)
+    def limited_view(*args: Any, **kwargs: Any) -> ResponseReturnValue:
+        rates = _rates(str(current_app.config[setting]))
+        counted = g.kifu_quotas = Quotas(_windows(rates, ACTIONS, seat(), time.time()))
+        try:
+            try:
+                answer: ResponseReturnValue = view(*args, **kwargs)
+            except QuotaExceeded:
+                raise
+            except Exception:
+                kifu().store.count(counted)  # a refusal counts too; past the limit, the 429 instead
+                raise
+            kifu().store.count(counted)  # nothing when the append counted it
+            return answer
+        except QuotaExceeded as past:
+            window = counted.windows[past.index]
+            return _rate_limited(WHAT[ACTIONS], rates[past.index], _retry_after(window.ends_at))
+
+    return limited_view
+
+
 LIMITED = {CREATE: ("RATE_LIMIT_CREATE", client_address), ACTIONS: ("RATE_LIMIT_ACTIONS", seat)}
 
 
@@ -181,7 +235,9 @@ def init_app(app: Flask) -> None:
     limits = app.extensions["kifu_limits"] = Limits(app)  # nothing connects before the first request
     for endpoint, view in list(app.view_functions.items()):
         scope = getattr(view, "rate_limit", None)
-        if scope is not None:
+        if scope == ACTIONS:
+            app.view_functions[endpoint] = _per_seat(view, LIMITED[ACTIONS][0])
+        elif scope is not None:
             app.view_functions[endpoint] = _limited(view, scope)
 
     @app.after_request

@@ -225,6 +225,32 @@ def test_actions_are_limited_per_seat(redis_server: EmbeddedRedis, redis_client:
     assert client.post(f"/v1/games/{other['id']}/actions", json=pick, headers=bearer(mine)).status_code == 201
 
 
+def test_an_action_past_its_seats_limit_writes_nothing_and_costs_no_extra_round_trip(
+    redis_server: EmbeddedRedis, redis_client: redis.Redis, openapi: OpenAPI
+) -> None:
+    """The append counts the seat's window in its own round trip, and refuses to write past it."""
+    client = make_app(redis_server, redis_client, RATE_LIMIT_ACTIONS="1/minute").test_client()
+    created = client.post("/v1/games", json=TOY).json
+    assert created is not None
+    game, (ann, bob) = created["id"], [s["token"] for s in created["seats"]]
+    path = f"/v1/games/{game}/actions"
+    assert client.post(path, json={"action": {"type": "pick", "n": 1}}, headers=bearer(ann)).status_code == 201
+    redis_client.config_resetstat()
+    answer = client.post(path, json={"action": {"type": "pick", "n": 3}}, headers=bearer(bob))
+    assert answer.status_code == 201 and answer.json is not None
+    calls = {name.removeprefix("cmdstat_"): stat["calls"] for name, stat in redis_client.info("commandstats").items()}
+    # one script call from the app, the append, which also counted bob's window (the commands a script
+    # runs are counted too: INCR and EXPIREAT are its counting, HGET its checks; no read came before it)
+    assert calls["evalsha"] == 1 and calls["incr"] == 1 and calls["expireat"] == 1
+    assert not {"eval", "hmget", "xrange", "get"} & set(calls)
+    legal = client.get(f"/v1/games/{game}/actions", headers=bearer(ann)).json
+    assert legal is not None and legal["actions"] == [{"type": "ack"}]  # ann lost the round: she must ack
+    refused = send(client, openapi, "POST", path, json={"action": {"type": "ack"}}, headers=bearer(ann))
+    assert_rate_limited(refused, within=60)  # a legal action, past the limit
+    view = client.get(f"/v1/games/{game}").json
+    assert view is not None and view["version"] == answer.json["version"]  # nothing written
+
+
 def test_limits_hold_across_api_processes_sharing_redis(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> None:
     first = make_app(redis_server, redis_client, RATE_LIMIT_CREATE="2/minute").test_client()
     second = make_app(redis_server, redis.Redis(port=redis_server.port), RATE_LIMIT_CREATE="2/minute").test_client()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 
 import pytest
@@ -11,7 +12,7 @@ import redis
 from adapters.redis_store import EventStore
 from domain.events import Event
 from domain.record import GENESIS, envelopes
-from service.ports import DuplicateCommand, VersionConflict
+from service.ports import DuplicateCommand, Quota, QuotaExceeded, Quotas, VersionConflict
 from tests.support.records import SALTS
 
 
@@ -78,9 +79,9 @@ def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
         store.append(gid, batch(5, first=2, prev=envs[-1]["hash"]), 1, envs[0]["hash"])
     keys = [store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m", store.due_key(0)]
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
-        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "", "{}"])
+        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "", "", "", "", 0, "{}"])
     with pytest.raises(redis.ResponseError, match="bad due time"):
-        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 1, "soon", "{}"])
+        store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 1, "soon", "", "", "", 0, "{}"])
     assert store.redis.dump(store.log_key(gid)) == before
     assert store.head(gid).version == 2
 
@@ -134,3 +135,39 @@ def test_twenty_concurrent_writers_one_winner_per_version(store: EventStore) -> 
     log = store.read(gid)
     assert [e["seq"] for e in log] == [1, 2, 3]
     assert len({e["data"]["tag"] for e in log[1:]}) == 1
+
+
+def window(key: str, limit: int, seconds: int = 60) -> Quota:
+    return Quota(f"kifu:quota:test:{key}", limit, int(time.time()) + seconds)
+
+
+def test_an_append_counts_its_quotas_and_writes_nothing_past_one(store: EventStore) -> None:
+    gid = game_id()
+    envs = batch(1)
+    store.append(gid, envs, 0, GENESIS, quotas=Quotas([window("a", 5), window("b", 1)]))
+    quotas = Quotas([window("a", 5), window("b", 1)])
+    with pytest.raises(QuotaExceeded) as past:
+        store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)
+    assert past.value.index == 1  # the second window
+    assert store.head(gid).version == 1  # nothing written
+    assert [store.redis.get(f"kifu:quota:test:{k}") for k in "ab"] == [b"2", b"2"]
+    ttl = store.redis.ttl("kifu:quota:test:a")
+    assert 0 < ttl <= 60  # the counter lives until its window ends
+
+
+def test_quotas_are_counted_once_whatever_the_outcome(store: EventStore) -> None:
+    gid = game_id()
+    envs = batch(1)
+    store.append(gid, envs, 0, GENESIS)
+    quotas = Quotas([window("c", 10)])
+    with pytest.raises(VersionConflict):  # a refused append counts
+        store.append(gid, batch(1), 0, GENESIS, quotas=quotas)
+    assert quotas.sent
+    store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)  # the retry
+    store.count(quotas)  # and whoever asks afterwards: counted already
+    assert store.redis.get("kifu:quota:test:c") == b"1"
+    unsent = Quotas([window("d", 1)])
+    store.count(unsent)  # a command that appended nothing
+    with pytest.raises(QuotaExceeded):
+        store.count(Quotas([window("d", 1)]))
+    assert store.redis.get("kifu:quota:test:d") == b"2"
