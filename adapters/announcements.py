@@ -44,7 +44,8 @@ def parse(data: bytes) -> Announcement:
     """Read one announcement (ValueError: not one)."""
     head, envelopes, *rest = data.split(b"\n")
     game_id, first = head.decode().split(" ")
-    seats = {field: int(seat) for field, seat in orjson.loads(rest[0]).items()} if rest else {}
+    named = orjson.loads(rest[0]) if rest else {}
+    seats = {field: int(seat) for field, seat in named.items() if str(seat).isdigit()}  # not "organiser"
     return Announcement(game_id, int(first), envelopes, seats)
 
 
@@ -62,22 +63,17 @@ class AppendFollower:
         self.connection: Any = None  # the subscribed connection while listening
 
     def run(self, stop: threading.Event, ready: threading.Event | None = None, retry_s: float = 1.0) -> None:
-        """Listen until ``stop`` is set; ride out Redis restarts (``ready`` is set whenever listening:
-        at first, and again after each new subscription)."""
+        """Listen until ``stop`` is set; ride out Redis restarts and outages (``ready`` is set whenever
+        listening: at first, and again after each new subscription)."""
         pool = self.store.redis.connection_pool
         while not stop.is_set():
-            connection: Any = pool.get_connection()  # redis-py types it loosely: its methods are untyped
             try:
-                quiet = getattr(connection._parser, "set_pubsub_push_handler", None)
-                if quiet is not None:  # redis-py's default handler logs each message, built as a string first
-                    quiet(_as_is)
-                connection.send_command("SUBSCRIBE", self.store.appended_channel)
-                connection.read_response(timeout=LISTEN_S, push_request=True)  # the confirmation: listening now
-                self.connection = connection
-                if ready is not None:
-                    ready.set()
-                while not stop.is_set():
-                    self._hear(connection)
+                connection: Any = pool.get_connection()  # connects (redis-py types its methods loosely)
+            except (redis.ConnectionError, redis.TimeoutError, OSError):  # Redis is not back yet
+                stop.wait(retry_s)
+                continue
+            try:
+                self._listen(connection, stop, ready)
             except (redis.ConnectionError, redis.TimeoutError, OSError):
                 stop.wait(retry_s)
             except Exception:
@@ -87,6 +83,19 @@ class AppendFollower:
                 self.connection = None
                 connection.disconnect()  # never hand a subscribed connection back as it is
                 pool.release(connection)
+
+    def _listen(self, connection: Any, stop: threading.Event, ready: threading.Event | None) -> None:
+        """Subscribe on ``connection`` and hand over what is announced until ``stop`` is set."""
+        quiet = getattr(connection._parser, "set_pubsub_push_handler", None)
+        if quiet is not None:  # redis-py's default handler logs each message, built as a string first
+            quiet(_as_is)
+        connection.send_command("SUBSCRIBE", self.store.appended_channel)
+        connection.read_response(timeout=LISTEN_S, push_request=True)  # the confirmation: listening now
+        self.connection = connection
+        if ready is not None:
+            ready.set()
+        while not stop.is_set():
+            self._hear(connection)
 
     def _hear(self, connection: Any) -> None:
         """Wait for the next announcement (at most ``LISTEN_S``) and hand it over."""

@@ -1,7 +1,7 @@
 -- Conditional append of one command's events to a game's stream.
 -- KEYS: 1 log stream, 2 head hash, 3 partition feed stream, 4 idempotency record, 5 meta hash,
 --       6 the partition's due set (the outbox of bot turns, move timeouts and tournament steps),
---       then Q rate-limit counters (fixed windows: see ARGV 14)
+--       then Q rate-limit counters (fixed windows that start at their first count: see ARGV 14)
 -- ARGV: 1 expected version, 2 expected head hash, 3 game id, 4 use idempotency ("1"/"0"),
 --       5 idempotency record value, 6 idempotency ttl seconds, 7 new head hash,
 --       8 number of meta pairs M, 9 number of events N,
@@ -12,10 +12,11 @@
 --       number>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
 --       "\n<JSON object of those pairs>" (see adapters/announcements.py),
 --       14 number of rate-limit counters Q,
---       then Q pairs (the counter's limit, the Unix second its window ends), then M field/value pairs
+--       then Q pairs (the counter's limit, its window in seconds), then M field/value pairs
 --       for the meta hash, then N event envelopes (JSON).
 -- Returns {"ok", new_version} | {"conflict", current_version, tail...} | {"duplicate", record} | {"refused"}
---       | {"limited", i}: counter i (from 1) went past its limit. Counters are counted first, whatever the
+--       | {"limited", i, ttl}: counter i (from 1) went past its limit, its window ends in ttl seconds.
+--       Counters are counted first, whatever the
 --       outcome (a command that is refused still counts), and nothing is written past a limit.
 -- A conflict carries the events after the expected version (at most TAIL_MAX), so that the caller can
 -- catch up without another round trip. Everything is validated before the first write (Lua scripts do
@@ -45,8 +46,10 @@ for i = 1, n_events do
 end
 for i = 1, n_quotas do
   local counted = redis.call("INCR", KEYS[6 + i])
-  if counted == 1 then redis.call("EXPIREAT", KEYS[6 + i], tonumber(ARGV[FIXED_ARGS + 2 * i])) end
-  if counted > tonumber(ARGV[FIXED_ARGS + 2 * i - 1]) then return {"limited", tostring(i)} end
+  if counted == 1 then redis.call("EXPIRE", KEYS[6 + i], tonumber(ARGV[FIXED_ARGS + 2 * i])) end
+  if counted > tonumber(ARGV[FIXED_ARGS + 2 * i - 1]) then
+    return {"limited", tostring(i), tostring(redis.call("TTL", KEYS[6 + i]))}
+  end
 end
 if ARGV[11] ~= "" and redis.call("HGET", KEYS[5], ARGV[11]) ~= ARGV[12] then
   return {"refused"}

@@ -10,6 +10,7 @@ script runs unchanged on Redis Cluster:
 * ``kifu:{pN}:game:<id>:meta`` - server-only facts: the secret seed until the
   end, seat-token hashes, bot provenance;
 * ``kifu:{pN}:idem:<id>:<key>`` - idempotency records;
+* ``kifu:{pN}:quota:<name>`` - rate-limit counters of commands on the game's partition;
 * ``kifu:{pN}:feed`` - one entry per appended command ``{g, from, to}``,
   read by the projectors through a consumer group;
 * ``kifu:{pN}:due`` - the outbox: game (or tournament) id -> when it next needs
@@ -31,7 +32,17 @@ import orjson
 import redis
 
 from domain.record import GENESIS
-from service.ports import Due, DuplicateCommand, Head, HolderRefused, Keep, QuotaExceeded, Quotas, VersionConflict
+from service.ports import (
+    Due,
+    DuplicateCommand,
+    Head,
+    HolderRefused,
+    Keep,
+    Quota,
+    QuotaExceeded,
+    Quotas,
+    VersionConflict,
+)
 
 KEEP = Keep.KEEP
 
@@ -123,7 +134,7 @@ class EventStore:
         windows = quotas.windows if quotas is not None and not quotas.sent else ()
         if quotas is not None:
             quotas.sent = True
-        keys += [w.key for w in windows]
+        keys += [self.quota_key(game_id, w) for w in windows]
         args = [
             expected_version,
             expected_hash,
@@ -138,7 +149,7 @@ class EventStore:
             *(holder or ("", "")),
             self.appended_channel,
             len(windows),
-            *(x for w in windows for x in (w.limit, w.ends_at)),
+            *(x for w in windows for x in (w.limit, w.period_s)),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
@@ -157,22 +168,23 @@ class EventStore:
         if status == "refused":
             raise HolderRefused(game_id)
         if status == "limited":
-            raise QuotaExceeded(int(values[0]) - 1)
+            raise QuotaExceeded(int(values[0]) - 1, max(1, int(values[1])))
         return int(values[0])
 
-    def count(self, quotas: Quotas) -> None:
-        """Count a command that appended nothing against ``quotas`` (unless its append counted them);
-        ``QuotaExceeded`` past one of them."""
+    def count(self, game_id: str, quotas: Quotas) -> None:
+        """Count a command on the game that appended nothing against ``quotas`` (unless its append
+        counted them); ``QuotaExceeded`` past one of them."""
         if quotas.sent or not quotas.windows:
             return
         quotas.sent = True
-        past = int(
-            self._count(
-                keys=[w.key for w in quotas.windows], args=[x for w in quotas.windows for x in (w.limit, w.ends_at)]
-            )
-        )
+        keys = [self.quota_key(game_id, w) for w in quotas.windows]
+        past, *ttl = self._count(keys=keys, args=[x for w in quotas.windows for x in (w.limit, w.period_s)])
         if past:
-            raise QuotaExceeded(past - 1)
+            raise QuotaExceeded(int(past) - 1, max(1, int(ttl[0])))
+
+    def quota_key(self, game_id: str, quota: Quota) -> str:
+        """A rate-limit counter, kept with the game's keys (one hash slot: the append script counts it)."""
+        return f"{self._tag(game_id)}:quota:{quota.name}"
 
     def head(self, game_id: str) -> Head:
         """The game's head (version 0 when it does not exist)."""

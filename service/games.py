@@ -135,6 +135,9 @@ class GameService:
     scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
     seats_known: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict, repr=False)
+    # seats other processes announced (``hear``): apart, so that the whole cluster's creations never
+    # push out the seats this process met itself
+    seats_heard: OrderedDict[tuple[str, str], int] = field(default_factory=OrderedDict, repr=False)
     facts_known: OrderedDict[str, Facts] = field(default_factory=OrderedDict, repr=False)
     _memory_lock: Lock = field(default_factory=Lock, repr=False)
 
@@ -238,7 +241,7 @@ class GameService:
         other is identified now."""
         if token is not None:
             digest = token_hash(token)
-            seat = self.seats_known.get((game_id, digest))
+            seat = self.seats_known.get((game_id, digest), self.seats_heard.get((game_id, digest)))
             if seat is not None and self.tables.held_or_heard(game_id) is not None:
                 return Actor(seat, None, (f"tok:{digest}", str(seat)))
         caller = self.identify(game_id, token, read_log=self.tables.known(game_id) is None)
@@ -250,7 +253,7 @@ class GameService:
         command's append checks the head hash and the token's seat."""
         self.tables.hear(heard.game_id, heard.first, heard.envelopes)
         for field_name, seat in heard.seats.items():
-            self._remember(self.seats_known, (heard.game_id, field_name.removeprefix("tok:")), seat)
+            self._remember(self.seats_heard, (heard.game_id, field_name.removeprefix("tok:")), seat)
 
     def _remember(self, memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         """Keep ``value`` in a bounded memory of this process (least recently stored dropped first)."""
@@ -341,6 +344,7 @@ class GameService:
         except HolderRefused:  # this process remembered the token wrongly (the game is gone): ask Redis
             if token is not None:
                 self.seats_known.pop((game_id, token_hash(token)), None)
+                self.seats_heard.pop((game_id, token_hash(token)), None)
             self.tables.forget(game_id)
             caller = self.identify(game_id, token)
             return self.act(game_id, caller.seat, action, expected_version, idempotency_key, head=caller.head)

@@ -68,11 +68,12 @@ class Announcement:
 
 @dataclass(frozen=True, slots=True)
 class Quota:
-    """One fixed window of a rate limit: counter ``key`` may reach ``limit`` until ``ends_at`` (Unix s)."""
+    """One rate limit as a fixed window: counter ``name`` (kept with the game's keys) may reach
+    ``limit`` in a window of ``period_s`` seconds that starts at its first count."""
 
-    key: str
+    name: str
     limit: int
-    ends_at: int
+    period_s: int
 
 
 class Quotas:
@@ -86,11 +87,13 @@ class Quotas:
 
 
 class QuotaExceeded(Exception):
-    """A command went past ``windows[index]`` of its quotas (nothing written)."""
+    """A command went past ``windows[index]`` of its quotas (nothing written); that window ends in
+    ``retry_after_s`` seconds."""
 
-    def __init__(self, index: int) -> None:
-        super().__init__(f"quota {index} exceeded")
+    def __init__(self, index: int, retry_after_s: int) -> None:
+        super().__init__(f"quota {index} exceeded: retry in {retry_after_s} s")
         self.index = index
+        self.retry_after_s = retry_after_s
 
 
 class EventLog(Protocol):

@@ -24,7 +24,7 @@ from service.errors import GameNotFound
 from service.ports import EventLog, Head, SnapshotLoader
 
 TAIL_READ = 64  # events read with the head of a cached game; a longer tail is read as usual
-HEARD_GAMES = 256  # games not held here whose announced start is kept (undecoded), the latest ones
+HEARD_GAMES = 1024  # games not held here whose announced start is kept (undecoded), the latest ones
 HEARD_RUNS = 32  # announced appends kept per such game; a longer run is dropped (the game is read)
 
 
@@ -113,8 +113,8 @@ class TableLoader:
     def newer(self, game_id: str, head: Head) -> tuple[Table, Head] | None:
         """The game's table held here, if what other processes announced moved it past ``head``; else
         None. ``let_announcements_in`` runs first: where appends are followed (``GameService.hear``) it
-        yields to the listener once, so that an announcement that arrived with this request is applied
-        before the request is answered from a read instead."""
+        lets the listener run once (``Kifu.follow_appends``), so that an announcement that arrived while
+        this request ran is applied before the request is answered from a read instead."""
         self.let_announcements_in()
         known = self.known(game_id)
         return known if known is not None and known[1].version > head.version else None

@@ -29,14 +29,16 @@ limit and request): across a window's boundary a client can make up to twice
 a limit in a short time.
 
 An action costs no round trip of its own for its limit: its windows
-(``Quotas``: a counter per rate and window, windows aligned on multiples of the
-rate's period) go to the service with the action, and the append script counts
-them in the round trip that appends, before anything else, writing nothing past
-a limit. An action that appends nothing (refused, replayed, a bad body or token)
-is counted once it is answered, by a script counting the same counters; past
-the limit its answer is replaced by the 429, which changes nothing since it
-wrote nothing. Creations and refused credentials are counted by the ``limits``
-library before the view, as before.
+(``Quotas``: a counter per rate, kept with the game's keys, whose window starts
+at its first count) go to the service with the action, and the append script
+counts them in the round trip that appends, before anything else, writing
+nothing past a limit. An action that appends nothing (refused, replayed, a bad
+body or token) is counted once it is answered, by a script counting the same
+counters; past the limit its answer is replaced by the 429: that request wrote
+nothing (a retry of an action that was done, past the limit, is answered 429
+too, as it was when the counter came first: retry after ``Retry-After`` to get
+its answer). Creations and refused credentials are counted by the ``limits``
+library before the view.
 
 The client address is the connection's (``request.remote_addr``), or, with
 ``KIFU_TRUSTED_PROXIES`` = n, the one n proxies in front saw (werkzeug's
@@ -51,6 +53,7 @@ turns them on in its own config).
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -67,6 +70,7 @@ from entrypoints.api.problems import problem
 from service.games import token_hash
 from service.ports import Quota, QuotaExceeded, Quotas
 
+log = logging.getLogger(__name__)
 View = TypeVar("View", bound=Callable[..., Any])
 CREATE, ACTIONS, BAD_TOKENS = "create", "actions", "bad-tokens"
 KEY_PREFIX = "kifu"
@@ -168,16 +172,11 @@ def quotas() -> Quotas | None:
     return found
 
 
-def _windows(rates: tuple[RateLimitItem, ...], scope: str, key: str, now: float) -> list[Quota]:
-    """The current fixed window of each rate, as counters (aligned on multiples of the rate's period)."""
-    windows = []
-    for rate in rates:
-        period = rate.get_expiry()
-        ends_at = (int(now) // period + 1) * period
-        windows.append(
-            Quota(f"{KEY_PREFIX}:quota:{scope}:{key}:{rate.amount}/{period}s:{ends_at}", rate.amount, ends_at)
-        )
-    return windows
+def _windows(rates: tuple[RateLimitItem, ...], key: str) -> list[Quota]:
+    """Each rate as a fixed window of its own (like the ``limits`` library's: from its first count)."""
+    return [
+        Quota(f"{ACTIONS}:{key}:{rate.amount}/{rate.get_expiry()}s", rate.amount, rate.get_expiry()) for rate in rates
+    ]
 
 
 def _per_seat(view: Callable[..., Any], setting: str) -> Callable[..., ResponseReturnValue]:
@@ -186,22 +185,35 @@ def _per_seat(view: Callable[..., Any], setting: str) -> Callable[..., ResponseR
     @functools.wraps(view)
     def limited_view(*args: Any, **kwargs: Any) -> ResponseReturnValue:
         rates = _rates(str(current_app.config[setting]))
-        counted = g.kifu_quotas = Quotas(_windows(rates, ACTIONS, seat(), time.time()))
+        counted = g.kifu_quotas = Quotas(_windows(rates, seat()))
+        game_id = str((request.view_args or {}).get("game_id", ""))
         try:
-            try:
-                answer: ResponseReturnValue = view(*args, **kwargs)
-            except QuotaExceeded:
-                raise
-            except Exception:
-                kifu().store.count(counted)  # a refusal counts too; past the limit, the 429 instead
-                raise
-            kifu().store.count(counted)  # nothing when the append counted it
-            return answer
-        except QuotaExceeded as past:
-            window = counted.windows[past.index]
-            return _rate_limited(WHAT[ACTIONS], rates[past.index], _retry_after(window.ends_at))
+            answer: ResponseReturnValue = view(*args, **kwargs)
+        except QuotaExceeded as exceeded:
+            return _rate_limited(WHAT[ACTIONS], rates[exceeded.index], exceeded.retry_after_s)
+        except Exception:
+            over = _counted_after(game_id, counted)  # a refusal counts too; past the limit, the 429 instead
+            if over is not None:
+                return _rate_limited(WHAT[ACTIONS], rates[over.index], over.retry_after_s)
+            raise
+        over = _counted_after(game_id, counted)  # nothing to count when the append counted it
+        if over is not None:
+            return _rate_limited(WHAT[ACTIONS], rates[over.index], over.retry_after_s)
+        return answer
 
     return limited_view
+
+
+def _counted_after(game_id: str, counted: Quotas) -> QuotaExceeded | None:
+    """Count an action that appended nothing; what it went past, if anything. Should Redis fail here,
+    the action's own answer stands (it wrote nothing), uncounted."""
+    try:
+        kifu().store.count(game_id, counted)
+    except QuotaExceeded as past:
+        return past
+    except Exception:
+        log.warning("an action could not be counted against its seat's rate limit", exc_info=True)
+    return None
 
 
 LIMITED = {CREATE: ("RATE_LIMIT_CREATE", client_address), ACTIONS: ("RATE_LIMIT_ACTIONS", seat)}

@@ -240,8 +240,8 @@ def test_an_action_past_its_seats_limit_writes_nothing_and_costs_no_extra_round_
     assert answer.status_code == 201 and answer.json is not None
     calls = {name.removeprefix("cmdstat_"): stat["calls"] for name, stat in redis_client.info("commandstats").items()}
     # one script call from the app, the append, which also counted bob's window (the commands a script
-    # runs are counted too: INCR and EXPIREAT are its counting, HGET its checks; no read came before it)
-    assert calls["evalsha"] == 1 and calls["incr"] == 1 and calls["expireat"] == 1
+    # runs are counted too: INCR and EXPIRE are its counting, HGET its checks; no read came before it)
+    assert calls["evalsha"] == 1 and calls["incr"] == 1 and calls["expire"] == 1
     assert not {"eval", "hmget", "xrange", "get"} & set(calls)
     legal = client.get(f"/v1/games/{game}/actions", headers=bearer(ann)).json
     assert legal is not None and legal["actions"] == [{"type": "ack"}]  # ann lost the round: she must ack
@@ -249,6 +249,24 @@ def test_an_action_past_its_seats_limit_writes_nothing_and_costs_no_extra_round_
     assert_rate_limited(refused, within=60)  # a legal action, past the limit
     view = client.get(f"/v1/games/{game}").json
     assert view is not None and view["version"] == answer.json["version"]  # nothing written
+
+
+def test_an_action_that_could_not_be_counted_keeps_its_own_answer(
+    redis_server: EmbeddedRedis, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(redis_server, redis_client, RATE_LIMIT_ACTIONS="5/minute")
+    client = app.test_client()
+    created = client.post("/v1/games", json=TOY).json
+    assert created is not None
+    game, ann = created["id"], created["seats"][0]["token"]
+
+    def down(*_args: Any) -> None:
+        raise redis.ConnectionError("Redis went away")
+
+    with app.app_context():
+        monkeypatch.setattr(app.extensions["kifu"].store, "count", down)
+    refused = client.post(f"/v1/games/{game}/actions", json={"action": {"type": "ack"}}, headers=bearer(ann))
+    assert refused.status_code == 422  # the rules' refusal (no ack is due), uncounted: not a 5xx
 
 
 def test_limits_hold_across_api_processes_sharing_redis(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> None:

@@ -10,6 +10,8 @@ behind, and the refused append brings the events it missed.
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +20,9 @@ import orjson
 import pytest
 import redis
 
+from adapters import announcements
 from adapters.announcements import AppendFollower
+from adapters.embedded_redis import EmbeddedRedis
 from adapters.redis_store import EventStore
 from domain import engine
 from domain.events import Event
@@ -472,3 +476,53 @@ def test_the_listener_passes_over_announcements_of_its_own_appends_in_flight(
         assert [r for r in caplog.records if r.name == "push_response"] == []  # not even built as a string
     finally:
         following.close()
+
+
+def test_under_gevent_letting_announcements_in_runs_a_listener_whose_socket_became_readable(
+    redis_server: EmbeddedRedis,
+) -> None:
+    """The wiring of ``follow_appends`` in a monkey-patched child (as in a gunicorn gevent worker): a
+    greenlet blocked reading a socket, as the listener is, gets to read what arrived while the
+    command's greenlet was busy (``time.sleep(0)`` alone would not poll the sockets)."""
+    program = f"""
+from gevent import monkey; monkey.patch_all()
+import socket, threading, gevent, redis
+from bootstrap import build
+from service.ports import NoScheduler
+kifu = build(redis.Redis(port={redis_server.port}), scheduler=NoScheduler())
+kifu.follow_appends(threading.Event())
+listener_end, publisher_end = socket.socketpair()
+read = []
+gevent.spawn(lambda: read.append(listener_end.recv(10)))
+gevent.sleep(0.01)  # the reader is waiting on its socket
+publisher_end.send(b"announced")  # arrives while this greenlet is busy: no yield from here on
+kifu.games.tables.let_announcements_in()
+print(read)
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["[b'announced']"]
+
+
+def test_the_listener_rides_out_a_redis_that_does_not_answer() -> None:
+    class Stop(threading.Event):
+        """Set after the listener has waited to retry twice."""
+
+        retries = 0
+
+        def wait(self, timeout: float | None = None) -> bool:
+            self.retries += 1
+            if self.retries == 2:
+                self.set()
+            return self.is_set()
+
+    unreachable = EventStore(redis.Redis(port=1, socket_connect_timeout=1), partitions=4)  # nothing listens there
+    stop = Stop()
+    AppendFollower(unreachable, lambda _heard: None).run(stop, retry_s=0)  # returns once stopped, raises nothing
+    assert stop.retries == 2
+
+
+def test_an_announcement_names_only_seats_token_hashes() -> None:
+    """A tournament's creation names its organiser's token hash too: not a seat, so not a seat here."""
+    heard = announcements.parse(b'g-1 1\n[{"seq": 1}]\n{"tok:aa": "0", "tok:bb": "organiser"}')
+    assert (heard.game_id, heard.first, heard.envelopes, heard.seats) == ("g-1", 1, b'[{"seq": 1}]', {"tok:aa": 0})
+    assert announcements.parse(b"g-1 3\n[]").seats == {}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 import pytest
@@ -137,8 +136,8 @@ def test_twenty_concurrent_writers_one_winner_per_version(store: EventStore) -> 
     assert len({e["data"]["tag"] for e in log[1:]}) == 1
 
 
-def window(key: str, limit: int, seconds: int = 60) -> Quota:
-    return Quota(f"kifu:quota:test:{key}", limit, int(time.time()) + seconds)
+def window(name: str, limit: int, seconds: int = 60) -> Quota:
+    return Quota(f"test:{name}", limit, seconds)
 
 
 def test_an_append_counts_its_quotas_and_writes_nothing_past_one(store: EventStore) -> None:
@@ -149,10 +148,12 @@ def test_an_append_counts_its_quotas_and_writes_nothing_past_one(store: EventSto
     with pytest.raises(QuotaExceeded) as past:
         store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)
     assert past.value.index == 1  # the second window
+    assert 1 <= past.value.retry_after_s <= 60  # when that window ends
     assert store.head(gid).version == 1  # nothing written
-    assert [store.redis.get(f"kifu:quota:test:{k}") for k in "ab"] == [b"2", b"2"]
-    ttl = store.redis.ttl("kifu:quota:test:a")
-    assert 0 < ttl <= 60  # the counter lives until its window ends
+    keys = [store.quota_key(gid, window(name, 0)) for name in "ab"]
+    assert [store.redis.get(k) for k in keys] == [b"2", b"2"]
+    assert 0 < store.redis.ttl(keys[0]) <= 60  # the window started at its first count
+    assert store.partition(gid) == int(keys[0].split("{p")[1].split("}")[0])  # one hash slot with the game
 
 
 def test_quotas_are_counted_once_whatever_the_outcome(store: EventStore) -> None:
@@ -164,10 +165,10 @@ def test_quotas_are_counted_once_whatever_the_outcome(store: EventStore) -> None
         store.append(gid, batch(1), 0, GENESIS, quotas=quotas)
     assert quotas.sent
     store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)  # the retry
-    store.count(quotas)  # and whoever asks afterwards: counted already
-    assert store.redis.get("kifu:quota:test:c") == b"1"
-    unsent = Quotas([window("d", 1)])
-    store.count(unsent)  # a command that appended nothing
-    with pytest.raises(QuotaExceeded):
-        store.count(Quotas([window("d", 1)]))
-    assert store.redis.get("kifu:quota:test:d") == b"2"
+    store.count(gid, quotas)  # and whoever asks afterwards: counted already
+    assert store.redis.get(store.quota_key(gid, window("c", 0))) == b"1"
+    store.count(gid, Quotas([window("d", 1)]))  # a command that appended nothing
+    with pytest.raises(QuotaExceeded) as past:
+        store.count(gid, Quotas([window("d", 1)]))
+    assert past.value.index == 0 and 1 <= past.value.retry_after_s <= 60
+    assert store.redis.get(store.quota_key(gid, window("d", 0))) == b"2"
