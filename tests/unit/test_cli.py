@@ -50,3 +50,12 @@ def test_without_redis_url_the_cli_finds_the_embedded_redis_of_make_run(
     assert _redis().connection_pool.connection_kwargs["port"] == 6399
     mp.setenv("REDIS_URL", "redis://127.0.0.1:6400/0")
     assert _redis().connection_pool.connection_kwargs["port"] == 6400
+
+
+def test_several_workers_each_listen_on_a_socket_of_their_own() -> None:
+    """gevent workers racing to accept on one socket can take most keep-alive connections into one
+    worker; with SO_REUSEPORT the kernel spreads them (a single worker needs no such thing)."""
+    from entrypoints.cli import gunicorn_argv
+
+    assert "--reuse-port" in gunicorn_argv("app:app", "127.0.0.1", 8000, 2)
+    assert "--reuse-port" not in gunicorn_argv("app:app", "127.0.0.1", 8000, 1)
