@@ -46,6 +46,17 @@ from service.ports import (
 
 KEEP = Keep.KEEP
 
+
+def _limits_and_periods(windows: Sequence[Quota]) -> list[int]:
+    """The scripts' arguments for rate-limit counters: each one's limit, then its window in seconds."""
+    return [x for w in windows for x in (w.limit, w.period_s)]
+
+
+def _exceeded(counter: Any, ttl: Any) -> QuotaExceeded:
+    """A script's "counter (from 1) went past its limit, whose window ends in ttl s"."""
+    return QuotaExceeded(int(counter) - 1, max(1, int(ttl)))
+
+
 APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
 QUOTA_SCRIPT = (Path(__file__).with_name("quota.lua")).read_text()
 DEFAULT_PARTITIONS = 16
@@ -149,7 +160,7 @@ class EventStore:
             *(holder or ("", "")),
             self.appended_channel,
             len(windows),
-            *(x for w in windows for x in (w.limit, w.period_s)),
+            *_limits_and_periods(windows),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
@@ -168,7 +179,7 @@ class EventStore:
         if status == "refused":
             raise HolderRefused(game_id)
         if status == "limited":
-            raise QuotaExceeded(int(values[0]) - 1, max(1, int(values[1])))
+            raise _exceeded(values[0], values[1])
         return int(values[0])
 
     def count(self, game_id: str, quotas: Quotas) -> None:
@@ -178,9 +189,9 @@ class EventStore:
             return
         quotas.sent = True
         keys = [self.quota_key(game_id, w) for w in quotas.windows]
-        past, *ttl = self._count(keys=keys, args=[x for w in quotas.windows for x in (w.limit, w.period_s)])
+        past, *ttl = self._count(keys=keys, args=_limits_and_periods(quotas.windows))
         if past:
-            raise QuotaExceeded(int(past) - 1, max(1, int(ttl[0])))
+            raise _exceeded(past, ttl[0])
 
     def quota_key(self, game_id: str, quota: Quota) -> str:
         """A rate-limit counter, kept with the game's keys (one hash slot: the append script counts it)."""
