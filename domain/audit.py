@@ -1,24 +1,49 @@
-"""Verify a game record with no server: chain, private parts, seed, commitments, re-derivation.
+"""Verify a game record with no server: chain, header, private parts, seed, commitments, re-derivation.
 
-``verify_record(record)`` returns ``{"verified", "format", "checks", "head", "first_bad_event"}``.
-Each check is ``{"name", "ok", "detail", "seq"}``; ``seq`` is the first event
-the check found wrong. The same function backs ``GET /v1/games/{id}/audit``,
-``POST /v1/audits`` and ``kifu verify RECORD.json``.
+``verify_record(record)`` returns::
+
+    {"verified", "verdict", "sealed", "format", "checks", "head", "first_bad_event", "bad_field"}
+
+The same function backs ``GET /v1/games/{id}/audit``, ``POST /v1/audits`` and
+``kifu verify RECORD.json``. The verdict is one of three (docs/record-format.md):
+
+* ``verified``: the log is sealed (its last event is ``game_sealed``, which
+  publishes the seed) and every check passed: the deal, every event and the
+  result are proven;
+* ``in_progress``: the log is not sealed, and everything it holds that can be
+  checked is valid (chain, header, every part and choice it shows against its
+  commitment, the rules as far as its private parts allow); the result is *not*
+  proven, because the seed is not published and the deal cannot be re-derived.
+  Whether a record is sealed is decided by its events alone, never by a field
+  outside the chain;
+* ``failed``: a check failed. ``first_bad_event`` is the position (1-based, in
+  the record's ``events``) of the first event at which the record stops being
+  the game it claims to be; every failure names one (a header field names the
+  event it copies, and ``bad_field`` names the field), except an unknown field or
+  a record that is no record at all.
+
+Each check is ``{"name", "ok", "detail", "seq"}``; ``seq`` is the position of
+the first event the check found wrong. Positions, not the events' own ``seq``
+fields: an inserted or renumbered event is named where it stands.
 
 Both record formats verify (``domain.record``): ``kifu-record/2`` and the old
 ``kifu-record/1``, whose hashes covered private parts in the clear (the
 report's ``format`` check says so). A format-2 record may begin with format-1
 events: a game that was running when its server was upgraded.
+
+Every comparison of a recorded value with a derived one is exact, type included
+(``domain.canonical.same``): ``0``, ``0.0`` and ``false`` are three values.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeGuard
 
 from domain import engine
-from domain.canonical import canonical_json
+from domain.canonical import canonical_json, same
 from domain.errors import KifuError
 from domain.events import HIDDEN, Event
 from domain.record import (
@@ -28,83 +53,89 @@ from domain.record import (
     chain_hash,
     hashed_body,
     is_current,
+    is_sealed,
     part_commitment,
+    record_header,
     strong_salt,
     to_event,
 )
 from domain.rng import seed_hash
 
-ENVELOPE_KEYS = ("seq", "type", "data", "at", "prev", "hash")
-CURRENT_KEYS = ("private_commitments", "private", "private_salts")
-HEADER_FIELDS = ("game_id", "game", "rules_version", "options", "seed_hash")
+VERIFIED, IN_PROGRESS, FAILED = "verified", "in_progress", "failed"
+SEALED_CHECK = "sealed"
+IN_PROGRESS_DETAIL = (
+    "in progress: chain and commitments valid, result not proven (the log does not end with game_sealed, "
+    "so the seed is not published and the deal cannot be re-derived)"
+)
+CURRENT_KEYS = frozenset({"v", "seq", "type", "data", "private_commitments", "at", "prev", "hash"})
+CURRENT_PRIVATE_KEYS = frozenset({"private", "private_salts"})
+OLD_KEYS = frozenset({"seq", "type", "data", "at", "prev", "hash"})
 FORMATS = (RECORD_FORMAT, OLD_RECORD_FORMAT)
 ACTS = (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.SEAT_JOINED)  # what a player does; the rest follows
+BY_TIMEOUT, BY_FORFEIT = "timeout", "forfeit"
+HEX64 = re.compile(r"[0-9a-f]{64}")
+LOWER_HEX = re.compile(r"(?:[0-9a-f]{2})+")
+SEAT_KEY = re.compile(r"0|[1-9][0-9]*")
+# A record's fields and the event each one copies: event 1, or the end of the log (its head, its seal).
+FROM_CREATION = ("format", "game_id", "game", "rules_version", "engine_version", "options", "seats", "seed_hash")
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 class Failure(Exception):
-    """A check failed at event ``seq`` (None: not tied to one event)."""
+    """A check failed at position ``seq`` (None: not tied to one event); ``field``: the header field at fault."""
 
-    def __init__(self, detail: str, seq: int | None = None) -> None:
+    def __init__(self, detail: str, seq: int | None = None, field: str | None = None) -> None:
         super().__init__(detail)
         self.seq = seq
+        self.field = field
 
 
-def verify_record(record: Any, *, unfinished_ok: bool = False) -> dict[str, Any]:
-    """Run every check on ``record`` and report them all.
-
-    A record marked ``complete: false`` (a game in progress, private parts and
-    seed withheld) is checked as far as its public parts allow (format, chain,
-    header) and is not verified; the server's own audit of a running game reads
-    the whole log and passes ``unfinished_ok``.
-    """
+def verify_record(record: Any) -> dict[str, Any]:
+    """Run every check on ``record`` and report them all, with the verdict."""
     checks = [run_check("format", _check_format, record)]
+    sealed = False
     if checks[0]["ok"]:
         events = record["events"]
-        checks += [run_check("hash_chain", check_chain, events, record), run_check("header", _check_header, record)]
-        if record.get("complete") is False and not unfinished_ok:
-            checks.append(
-                {
-                    "name": "complete",
-                    "ok": False,
-                    "seq": None,
-                    "detail": "the record of a game in progress withholds private parts and the seed; "
-                    "fetch the record again once the game is over",
-                }
-            )
-        else:
-            checks += [
-                run_check("private_parts", check_private_parts, events),
-                run_check("seed", _check_seed, record),
-                run_check("commitments", _check_commitments, events),
-                run_check("rederivation", _check_rederivation, events, _sealed_seed(events)),
-            ]
-    bad = [c["seq"] for c in checks if not c["ok"] and c["seq"] is not None]
-    head = record["events"][-1]["hash"] if checks[0]["ok"] else None
+        sealed = is_sealed(events)
+        checks += [
+            run_check("hash_chain", check_chain, events),
+            run_check("header", _check_header, record),
+            run_check("private_parts", check_private_parts, events, sealed),
+            run_check("seed", _check_seed, events, sealed),
+            run_check("commitments", _check_commitments, events, sealed),
+        ]
+        if sealed or _every_part_present(events):
+            checks.append(run_check("rederivation", _check_rederivation, events, sealed))
+        if not sealed:
+            checks.append({"name": SEALED_CHECK, "ok": False, "seq": None, "detail": IN_PROGRESS_DETAIL})
+    failed = [c for c in checks if not c["ok"] and c["name"] != SEALED_CHECK]
+    bad = [c["seq"] for c in failed if c["seq"] is not None]
+    verdict = FAILED if failed else VERIFIED if sealed else IN_PROGRESS
     return {
-        "verified": all(c["ok"] for c in checks),
+        "verified": verdict == VERIFIED,
+        "verdict": verdict,
+        "sealed": sealed,
         "format": record.get("format") if checks[0]["ok"] else None,
-        "checks": checks,
-        "head": head,
+        "checks": [{k: v for k, v in c.items() if k != "field"} for c in checks],
+        "head": record["events"][-1]["hash"] if checks[0]["ok"] else None,
         "first_bad_event": min(bad) if bad else None,
+        "bad_field": next((c["field"] for c in failed if c.get("field")), None),
     }
 
 
-def _sealed_seed(events: Sequence[Mapping[str, Any]]) -> str | None:
-    """The seed published by the game's seal (the record's own ``seed`` is only a copy)."""
-    seal = events[-1]
-    return seal["data"].get("seed") if seal.get("type") == engine.GAME_SEALED else None
-
-
-def run_check(name: str, check: Any, *args: Any) -> dict[str, Any]:
+def run_check(name: str, check: Callable[..., str], *args: Any) -> dict[str, Any]:
     """Run one check: ``ok`` with its detail, or failed with what it found wrong and where."""
     try:
         detail = check(*args)
     except Failure as failure:
-        return {"name": name, "ok": False, "detail": str(failure), "seq": failure.seq}
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        # A malformed record (wrong types where the format has objects or lists) fails the check.
+        return {"name": name, "ok": False, "detail": str(failure), "seq": failure.seq, "field": failure.field}
+    except MALFORMED as exc:
+        # a malformed record the check did not expect: failed, though not tied to one event
         return {"name": name, "ok": False, "detail": f"malformed record: {exc!r}", "seq": None}
     return {"name": name, "ok": True, "detail": detail, "seq": None}
+
+
+# ---------------------------------------------------------------- shape, chain and header
 
 
 def _check_format(record: Any) -> str:
@@ -113,20 +144,15 @@ def _check_format(record: Any) -> str:
     if record.get("format") not in FORMATS:
         raise Failure(f"unknown record format {record.get('format')!r}: this verifier reads {' and '.join(FORMATS)}")
     old = 0
-    for i, env in enumerate(record["events"], start=1):
-        if not isinstance(env, Mapping) or any(k not in env for k in ENVELOPE_KEYS):
-            raise Failure(f"event {i} lacks one of {', '.join(ENVELOPE_KEYS)}", i)
-        if not isinstance(env["data"], Mapping) or not isinstance(env.get("private", {}), Mapping):
-            raise Failure(f"event {i}: data and private must be objects", i)
-        if "v" not in env:
+    for pos, env in enumerate(record["events"], start=1):
+        current = check_envelope(env, pos)
+        if not current:
             old += 1
-            if old != i:
-                raise Failure(f"event {i} is in format 1 after events in format 2", i)
-            continue
-        if env["v"] != 2 or record["format"] != RECORD_FORMAT:
-            raise Failure(f"event {i}: envelope version {env['v']!r} does not belong in a {record['format']} record", i)
-        if any(not isinstance(env.get(k), Mapping) for k in CURRENT_KEYS):
-            raise Failure(f"event {i}: {', '.join(CURRENT_KEYS)} must be objects", i)
+            if old != pos:
+                raise Failure(f"event {pos} is in format 1 after events in format 2", pos)
+        elif record["format"] != RECORD_FORMAT:
+            where = f"event {pos}: a format-2 envelope does not belong in a {record['format']} record"
+            raise Failure(where, pos, field="format")
     count = f"{len(record['events'])} events"
     if record["format"] == OLD_RECORD_FORMAT:
         return (
@@ -138,175 +164,381 @@ def _check_format(record: Any) -> str:
     return f"{count}, {RECORD_FORMAT}"
 
 
-def check_chain(events: Sequence[Mapping[str, Any]], record: Mapping[str, Any]) -> str:
+def check_envelope(env: Any, pos: int) -> bool:
+    """Refuse an envelope with a missing or unknown key or a value of the wrong type; True when it is format 2.
+
+    Exact types: ``seq`` and ``v`` are integers (``true`` and ``2.0`` are not), hashes are 64
+    lowercase hex digits, every private part is an object and every salt and commitment a string.
+    """
+    if not isinstance(env, Mapping):
+        raise Failure(f"event {pos} is not an object", pos)
+    current = "v" in env
+    required = CURRENT_KEYS if current else OLD_KEYS
+    allowed = required | (CURRENT_PRIVATE_KEYS if current else {"private"})
+    missing, unknown = sorted(required - set(env)), sorted(set(env) - allowed)
+    if missing or unknown:
+        raise Failure(f"event {pos}: missing key(s) {missing}, unknown key(s) {unknown}", pos)
+    if current and not (type(env["v"]) is int and env["v"] == 2):
+        raise Failure(f"event {pos}: envelope version {env['v']!r} is not the integer 2", pos)
+    if type(env["seq"]) is not int or not isinstance(env["type"], str) or not isinstance(env["at"], str):
+        raise Failure(f"event {pos}: seq must be an integer, type and at strings", pos)
+    if not isinstance(env["data"], Mapping):
+        raise Failure(f"event {pos}: data must be an object", pos)
+    if not all(isinstance(env[k], str) and HEX64.fullmatch(env[k]) for k in ("prev", "hash")):
+        raise Failure(f"event {pos}: prev and hash must be 64 lowercase hex digits", pos)
+    private = env.get("private", {})
+    if not isinstance(private, Mapping) or not all(isinstance(p, Mapping) for p in private.values()):
+        raise Failure(f"event {pos}: private must be an object of objects", pos)
+    for key in ("private_commitments", "private_salts") if current else ():
+        value = env.get(key, {})
+        if not isinstance(value, Mapping) or not all(isinstance(v, str) for v in value.values()):
+            raise Failure(f"event {pos}: {key} must be an object of strings", pos)
+    return current
+
+
+def check_chain(events: Sequence[Mapping[str, Any]]) -> str:
+    """``seq`` runs 1, 2, ...; each ``prev`` is the hash before; each hash matches its event."""
     prev = GENESIS
-    for i, env in enumerate(events, start=1):
-        if env["seq"] != i:
-            raise Failure(f"event {i}: seq is {env['seq']!r}, expected {i} (an event was dropped, added or moved)", i)
+    for pos, env in enumerate(events, start=1):
+        if env["seq"] != pos:
+            moved = "an event was dropped, added or moved"
+            raise Failure(f"event {pos}: seq is {env['seq']!r}, expected {pos} ({moved})", pos)
         if env["prev"] != prev:
-            raise Failure(f"event {i}: prev does not match the hash of event {i - 1}", i)
+            raise Failure(f"event {pos}: prev does not match the hash of event {pos - 1}", pos)
         try:
             digest = chain_hash(prev, hashed_body(env))
         except (TypeError, ValueError) as exc:
-            raise Failure(f"event {i}: not canonical JSON ({exc})", i) from None
+            raise Failure(f"event {pos}: not canonical JSON ({exc})", pos) from None
         if env["hash"] != digest:
-            raise Failure(f"event {i}: hash does not match its content", i)
+            raise Failure(f"event {pos}: hash does not match its content", pos)
         prev = digest
-    if record.get("head") not in (None, prev):
-        raise Failure("the record's head is not the hash of its last event", len(events))
     return f"{len(events)} events chained; head {prev}"
 
 
-def check_private_parts(events: Sequence[Mapping[str, Any]]) -> str:
-    """Every private part is present, salted with at least 128 bits, and matches its commitment."""
-    checked = old = 0
-    for env in events:
+def _check_header(record: Mapping[str, Any]) -> str:
+    """Every field besides ``events`` is exactly what the events commit to; no other field is allowed."""
+    events = record["events"]
+    if events[0]["type"] != engine.GAME_CREATED:
+        raise Failure(f"event 1 is {events[0]['type']!r}, not {engine.GAME_CREATED}", 1)
+    try:
+        derived = record_header(events)
+    except MALFORMED as exc:
+        raise Failure(f"event 1 is not a well-formed {engine.GAME_CREATED}: {exc!r}", 1) from None
+    unknown = sorted(set(record) - set(derived) - {"events", "note"})
+    if unknown:
+        raise Failure(
+            f"unknown record field(s) {unknown}: a record holds only copies of what its events commit to",
+            field=unknown[0],
+        )
+    for name in (*derived, *(["note"] if "note" not in derived else [])):
+        want = derived.get(name, MISSING)
+        if name in record and not _same_or_both_missing(record[name], want):
+            where, expected, got = first_difference(want, record[name], name)
+            bound = 1 if name in FROM_CREATION else len(events)
+            source = "event 1" if bound == 1 else "the end of the log"
+            raise Failure(
+                f"record field {where} is {_short(got)}, {source} gives {_short(expected)}", bound, field=where
+            )
+    return "every field matches what the events commit to (event 1, the head, the seal)"
+
+
+# ---------------------------------------------------------------- private parts, seed, choices
+
+
+def check_private_parts(events: Sequence[Mapping[str, Any]], sealed: bool = True) -> str:
+    """Every private part shown is salted with at least 128 bits and matches its commitment.
+
+    In a sealed log every committed part must be shown; in one still running a
+    part may be withheld (the record of a game in progress withholds them all).
+    """
+    checked = old = withheld = 0
+    for pos, env in enumerate(events, start=1):
         if not is_current(env):
             old += 1
             continue
-        seq, commitments = env["seq"], env["private_commitments"]
-        parts, salts = env["private"], env["private_salts"]
+        commitments, parts, salts = env["private_commitments"], env["private"], env["private_salts"]
         stray = sorted((set(parts) | set(salts)) - set(commitments))
         if stray:
-            raise Failure(f"event {seq}: private part(s) {stray} have no commitment", seq)
+            raise Failure(f"event {pos}: private part(s) {stray} have no commitment", pos)
         for audience, committed in commitments.items():
+            if not sealed and audience not in parts and audience not in salts:
+                withheld += 1
+                continue
             if audience not in parts or audience not in salts:
-                raise Failure(f"event {seq}: the private part for {audience!r} or its salt is not in the record", seq)
+                raise Failure(f"event {pos}: the private part for {audience!r} or its salt is not in the record", pos)
             if not strong_salt(salts[audience]):
-                raise Failure(f"event {seq}: the salt of {audience!r} is not 128 bits of hex", seq)
+                raise Failure(f"event {pos}: the salt of {audience!r} is not 128 bits of hex", pos)
             if part_commitment(audience, parts[audience], salts[audience]) != committed:
-                raise Failure(f"event {seq}: the private part for {audience!r} does not match its commitment", seq)
+                raise Failure(f"event {pos}: the private part for {audience!r} does not match its commitment", pos)
             checked += 1
     in_clear = f"; {old} format-1 events hash their private parts in the chain itself" if old else ""
-    return f"{checked} private parts match their commitments{in_clear}"
+    kept = f"; {withheld} withheld while the game runs" if withheld else ""
+    return f"{checked} private parts match their commitments{kept}{in_clear}"
 
 
-def _check_header(record: Mapping[str, Any]) -> str:
-    created = record["events"][0]
-    if created["type"] != engine.GAME_CREATED:
-        raise Failure(f"event 1 is {created['type']!r}, not {engine.GAME_CREATED}", 1)
-    for name in HEADER_FIELDS:
-        if name in record and record[name] != created["data"].get(name):
-            raise Failure(f"record field {name!r} differs from event 1", 1)
-    seats = record.get("seats")
-    if seats is not None:
-        bare = [{k: s[k] for k in ("seat", "name", "bot", "open") if k in s} for s in seats]
-        if bare != created["data"]["seats"]:
-            raise Failure("record seats differ from event 1", 1)
-        for s in seats:
-            info = s.get("bot_info")
-            if s.get("bot") and (not isinstance(info, Mapping) or info.get("name") != s["bot"]):
-                raise Failure(f"seat {s.get('seat')}: bot provenance does not name bot {s['bot']!r}", 1)
-    return "header matches event 1"
+def _every_part_present(events: Sequence[Mapping[str, Any]]) -> bool:
+    return all(set(e["private_commitments"]) <= set(e["private"]) for e in events if is_current(e))
 
 
-def _check_seed(record: Mapping[str, Any]) -> str:
-    events = record["events"]
-    sealed = [e for e in events if e["type"] == engine.GAME_SEALED]
-    if not sealed:
-        if record.get("seed"):
-            raise Failure("a seed is given but no game_sealed event publishes it")
-        return "not yet revealed: the game is in progress"
-    seal = sealed[0]
-    if set(seal["data"]) != {"seed", "head"}:
-        raise Failure("game_sealed must hold exactly the seed and the head hash", seal["seq"])
-    if seal is not events[-1]:
-        raise Failure("game_sealed must be the last event", seal["seq"])
-    seed = seal["data"].get("seed")
-    if record.get("seed") not in (None, seed):
-        raise Failure("the record's seed differs from the one game_sealed published", seal["seq"])
-    try:
-        digest = seed_hash(bytes.fromhex(seed))
-    except (TypeError, ValueError):
-        raise Failure("the published seed is not hex", seal["seq"]) from None
-    if digest != events[0]["data"].get("seed_hash"):
-        raise Failure("sha256(seed) differs from the seed_hash published in event 1", seal["seq"])
-    if seal["data"].get("head") != events[-2]["hash"]:
-        raise Failure("game_sealed does not carry the head hash before it", seal["seq"])
+def _check_seed(events: Sequence[Mapping[str, Any]], sealed: bool) -> str:
+    """``game_sealed`` holds exactly the seed and the head before it, SHA-256(seed) is event 1's
+    ``seed_hash``, and nothing follows it (a seal anywhere but last names the event after it)."""
+    seals = [pos for pos, e in enumerate(events, start=1) if e["type"] == engine.GAME_SEALED]
+    if not seals:
+        return "not published: the game is in progress"
+    pos = seals[0]
+    data = events[pos - 1]["data"]
+    if set(data) != {"seed", "head"}:
+        raise Failure("game_sealed must hold exactly the seed and the head hash", pos)
+    seed = data["seed"]
+    if not isinstance(seed, str) or not LOWER_HEX.fullmatch(seed):
+        raise Failure("the published seed is not lowercase hex", pos)
+    if seed_hash(bytes.fromhex(seed)) != events[0]["data"].get("seed_hash"):
+        raise Failure("sha256(seed) differs from the seed_hash published in event 1", pos)
+    if pos < 2 or data["head"] != events[pos - 2]["hash"]:
+        raise Failure("game_sealed does not carry the head hash before it", pos)
+    if pos != len(events):
+        raise Failure(f"event {pos + 1} follows game_sealed, after which nothing may be appended", pos + 1)
     return "seed matches its published hash"
 
 
-def _check_commitments(events: Sequence[Mapping[str, Any]]) -> str:
+def _check_commitments(events: Sequence[Mapping[str, Any]], sealed: bool) -> str:
+    """Every revealed choice matches the commitment made before anybody's was shown."""
     game_id = events[0]["data"].get("game_id")
-    committed: dict[tuple[int, int], list[str]] = {}
-    checked = 0
-    for env in events:
-        if env["type"] == engine.CHOICE_COMMITTED:
-            committed[(env["data"]["step"], env["data"]["seat"])] = env["data"]["commitments"]
-        elif env["type"] == engine.CHOICES_REVEALED:
-            step, part = env["data"]["step"], env["data"]["part"]
-            for seat, shown in _revealed(env).items():
-                hashes = committed.get((step, seat))
-                if hashes is None or part >= len(hashes):
-                    raise Failure(f"event {env['seq']}: seat {seat} revealed a choice it never committed", env["seq"])
-                if not strong_salt(shown["salt"]):
-                    raise Failure(
-                        f"event {env['seq']}: seat {seat}'s salt is not 128 bits of hex, so its "
-                        "commitment could have been opened by guessing",
-                        env["seq"],
-                    )
-                if engine.commitment(game_id, seat, step, part, shown["action"], shown["salt"]) != hashes[part]:
-                    raise Failure(
-                        f"event {env['seq']}: seat {seat}'s revealed choice does not match its commitment", env["seq"]
-                    )
-                checked += 1
-    return f"{checked} revealed choices match their commitments"
+    committed: dict[tuple[int, int], list[Any]] = {}
+    checked = withheld = 0
+    for pos, env in enumerate(events, start=1):
+        try:
+            if env["type"] == engine.CHOICE_COMMITTED:
+                data = env["data"]
+                if not (_is_int(data["step"]) and _is_int(data["seat"]) and isinstance(data["commitments"], list)):
+                    raise Failure(f"event {pos}: step and seat must be integers, commitments a list", pos)
+                committed[(data["step"], data["seat"])] = data["commitments"]
+            elif env["type"] == engine.CHOICES_REVEALED:
+                shown = _revealed(env, pos, sealed)
+                withheld += shown is None
+                for seat, choice in (shown or {}).items():
+                    _check_reveal(game_id, env["data"], committed, seat, choice, pos)
+                    checked += 1
+        except Failure:
+            raise
+        except MALFORMED as exc:
+            raise Failure(f"event {pos}: malformed {env['type']}: {exc!r}", pos) from None
+    kept = f"; {withheld} private reveals withheld while the game runs" if withheld else ""
+    return f"{checked} revealed choices match their commitments{kept}"
 
 
-def _revealed(env: Mapping[str, Any]) -> dict[int, Mapping[str, Any]]:
+Committed = Mapping[tuple[int, int], list[Any]]
+
+
+def _check_reveal(game_id: Any, data: Mapping[str, Any], committed: Committed, seat: int, shown: Any, pos: int) -> None:
+    step, part = data["step"], data["part"]
+    hashes = committed.get((step, seat)) if _is_int(step) else None
+    if hashes is None or not _is_int(part) or not 0 <= part < len(hashes):
+        raise Failure(f"event {pos}: seat {seat} revealed a choice it never committed", pos)
+    if not strong_salt(shown["salt"]):
+        raise Failure(
+            f"event {pos}: seat {seat}'s salt is not 128 bits of hex, "
+            "so its commitment could have been opened by guessing",
+            pos,
+        )
+    if engine.commitment(game_id, seat, step, part, shown["action"], shown["salt"]) != hashes[part]:
+        raise Failure(f"event {pos}: seat {seat}'s revealed choice does not match its commitment", pos)
+
+
+def _revealed(env: Mapping[str, Any], pos: int, sealed: bool) -> dict[int, Any] | None:
+    """The choices a reveal shows, by seat; None for a private reveal withheld while the game runs."""
     if "choices" in env["data"]:
-        return {int(s): v for s, v in env["data"]["choices"].items()}
-    private = env.get("private", {})
-    missing = [s for s in env["data"].get("seats", []) if str(s) not in private]
+        return {_seat(s, pos): v for s, v in env["data"]["choices"].items()}
+    private, seats = env.get("private", {}), env["data"]["seats"]
+    missing = [s for s in seats if str(s) not in private]
+    if missing and not sealed and len(missing) == len(seats):
+        return None
     if missing:
-        raise Failure(f"event {env['seq']}: private reveal of seat(s) {missing} is not in the record", env["seq"])
-    return {int(s): private[str(s)] for s in env["data"].get("seats", [])}
+        raise Failure(f"event {pos}: private reveal of seat(s) {missing} is not in the record", pos)
+    return {_seat(str(s), pos): private[str(s)] for s in seats}
+
+
+def _seat(key: str, pos: int) -> int:
+    if not SEAT_KEY.fullmatch(key):
+        raise Failure(f"event {pos}: {key!r} is not a seat number", pos)
+    return int(key)
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    """An integer, not a boolean (``true`` is no seat or step) and not a float."""
+    return type(value) is int
+
+
+# ---------------------------------------------------------------- re-derivation by the rules
+
+
+def _check_rederivation(events: Sequence[Mapping[str, Any]], sealed: bool) -> str:
+    """The opening is what the seed (or the fixed deal) deals, and every later event what the rules
+    derive from the recorded actions and choices; a sealed log ends with the seal, after the result."""
+    n_setup = next((i for i, e in enumerate(events) if e["type"] in (*ACTS, engine.GAME_SEALED)), len(events))
+    seed = events[-1]["data"]["seed"] if sealed else None
+    if seed is not None and _seed_matches(seed, events[0]["data"].get("seed_hash")):
+        table = _dealt_opening(events, n_setup, seed)
+    else:  # the seed check names a wrong seed; without one the deal cannot be re-derived
+        table = _replayed_opening(events, n_setup)
+    created, i, actions = events[0]["data"], n_setup, 0
+    while i < len(events):
+        env, pos = events[i], i + 1
+        if env["type"] == engine.GAME_SEALED:
+            if not table.finished:
+                raise Failure(f"event {pos}: game_sealed before the rules end the game", pos)
+            seal = Event(engine.GAME_SEALED, {"seed": env["data"].get("seed"), "head": events[i - 1]["hash"]})
+            _compare([seal], events, i, "the seal")  # its seed is the seed check's to judge
+            if pos != len(events):
+                raise Failure(f"event {pos + 1} follows game_sealed, after which nothing may be appended", pos + 1)
+            break
+        expected = _derive_batch(table, created, env, pos)
+        held = _compare(expected, events, i, "re-running the rules on the recorded action")
+        table = engine.replay(expected[:held], table)
+        i += held
+        actions += 1
+    outcome = f"; result {json.dumps(table.result)}" if table.result else "; game in progress"
+    dealt = "" if sealed else "; the deal is not re-derived until the seal publishes the seed"
+    return f"{actions} actions re-derived every event{outcome}{dealt}"
+
+
+def _dealt_opening(events: Sequence[Mapping[str, Any]], n_setup: int, seed: str) -> engine.Table:
+    """The opening dealt again from the seed, compared event by event with the record's."""
+    created = to_event(events[0])
+    d = created.data
+    try:
+        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
+        expected, table = engine.start(
+            d["game"],
+            d["game_id"],
+            seats,
+            bytes.fromhex(seed),
+            d["options"],
+            created.hidden.get("deal") if HIDDEN in created.private else None,
+            d.get("tournament"),
+        )
+    except (KifuError, *MALFORMED) as exc:
+        raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
+    _compare(expected, events, 0, "deal from the seed")
+    if len(expected) != n_setup:
+        raise Failure("the opening has events the seed does not derive", len(expected) + 1)
+    return table
+
+
+def _replayed_opening(events: Sequence[Mapping[str, Any]], n_setup: int) -> engine.Table:
+    """The opening as recorded, folded event by event (each one that does not fold is named)."""
+    table: engine.Table | None = None
+    for pos, env in enumerate(events[:n_setup], start=1):
+        try:
+            table = engine.replay([to_event(env)], table)
+        except (KifuError, *MALFORMED) as exc:
+            raise Failure(f"event {pos}: the opening does not replay: {exc!r}", pos) from None
+    if table is None:
+        raise Failure("the record has no opening", 1)
+    return table
+
+
+def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[str, Any], pos: int) -> list[Event]:
+    """The events the rules derive from the recorded action (or choice) that opens ``env``."""
+    try:
+        ev = to_event(env)
+        if ev.type not in ACTS:
+            raise Failure(f"event {pos}: {ev.type} does not follow from any recorded action", pos)
+        seat, by = ev.data.get("seat"), ev.data.get("by")
+        if not _is_int(seat) or not 0 <= seat < len(table.seats):
+            raise Failure(f"event {pos}: {ev.type} does not name a seat of the game", pos)
+        if ev.type == engine.SEAT_JOINED:
+            return engine.join(table, seat, ev.data["name"])
+        if ev.type == engine.ACTION_TAKEN:
+            _check_by(table, created, seat, ev.data["action"], by, pos)
+            return engine.decide(table, seat, ev.data["action"], by=by)
+        secret = ev.private_for(seat)
+        if "action" not in secret:
+            raise Failure(f"event {pos}: the committed choice is not in the record (redacted?)", pos)
+        _check_by(table, created, seat, secret["action"], by, pos)
+        return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
+    except KifuError as exc:
+        raise Failure(f"event {pos}: the rules refuse the recorded action: {exc}", pos) from None
+    except MALFORMED as exc:
+        raise Failure(f"event {pos}: malformed {env.get('type')}: {exc!r}", pos) from None
+
+
+def _check_by(table: engine.Table, created: Mapping[str, Any], seat: int, action: Any, by: Any, pos: int) -> None:
+    """``by`` marks an action its player did not take: ``timeout`` (a human seat of a game with a move
+    timeout, played for it) or ``forfeit`` (a tournament's organiser resigning a seat); nothing else."""
+    if by is None:
+        return
+    if by == BY_TIMEOUT:
+        if table.options.get("move_timeout_s") is None or table.seats[seat].bot is not None:
+            raise Failure(f"event {pos}: by timeout, in a game without a move timeout or for a bot's seat", pos)
+    elif by == BY_FORFEIT:
+        if created.get("tournament") is None or not same(action, {"type": engine.RESIGN}):
+            raise Failure(f"event {pos}: by forfeit, which is only a resignation in a tournament's game", pos)
+    else:
+        raise Failure(f"event {pos}: by {_short(by)}: an action is its player's own, or by timeout or forfeit", pos)
 
 
 def _seed_matches(seed: str, published: Any) -> bool:
     """Whether ``seed`` is the one published at creation (else the seed check reports it)."""
     try:
-        return bool(seed_hash(bytes.fromhex(seed)) == published)
+        return bool(LOWER_HEX.fullmatch(seed)) and seed_hash(bytes.fromhex(seed)) == published
     except (TypeError, ValueError):
         return False
 
 
-def _normal(ev: Event) -> Any:
-    return json.loads(canonical_json(ev.to_dict()))
-
-
-def _compare(expected: Sequence[Event], envs: Sequence[Mapping[str, Any]], what: str) -> None:
+def _compare(expected: Sequence[Event], events: Sequence[Mapping[str, Any]], start: int, what: str) -> int:
+    """Compare derived events with the record's from index ``start``, exactly; how many the record holds
+    (fewer only when the record ends inside them: a log still running, cut short)."""
     for offset, ev in enumerate(expected):
-        if offset >= len(envs):
-            last = envs[-1]["seq"] if envs else None
-            raise Failure(f"the record ends where the rules derive {ev.type} ({what})", last)
-        env = envs[offset]
-        derived, recorded = _normal(ev), _normal(to_event(env))
-        if derived != recorded:
-            where, want, got = first_difference(derived, recorded)
+        i = start + offset
+        if i >= len(events):
+            return offset
+        pos = i + 1
+        try:
+            recorded = to_event(events[i]).to_dict()
+        except MALFORMED as exc:
+            raise Failure(f"event {pos}: malformed: {exc!r}", pos) from None
+        derived = ev.to_dict()
+        if not same(derived, recorded):
+            where, want, got = first_difference(_plain(derived), recorded)
             raise Failure(
-                f"event {env['seq']}: the rules derive {ev.type}, the record has a different {env['type']} "
+                f"event {pos}: the rules derive {ev.type}, the record has a different {events[i]['type']} "
                 f"({what}): {where} should be {_short(want)}, the record has {_short(got)}",
-                env["seq"],
+                pos,
             )
+    return len(expected)
+
+
+def _plain(value: Any) -> Any:
+    """A derived value as JSON reads it back (tuples as lists), for naming differences."""
+    return json.loads(canonical_json(value))
 
 
 MISSING = object()
 
 
 def first_difference(want: Any, got: Any, path: str = "") -> tuple[str, Any, Any]:
-    """The first place where two JSON values differ, as a path (``data.result.scores[1]``), and both values."""
+    """The first place where two JSON values differ, type included, as a path (``data.result.scores[1]``),
+    and both values."""
     if isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got)):
-            if want.get(key, MISSING) != got.get(key, MISSING):
-                return first_difference(want.get(key, MISSING), got.get(key, MISSING), f"{path}.{key}" if path else key)
+            a, b = want.get(key, MISSING), got.get(key, MISSING)
+            if not _same_or_both_missing(a, b):
+                return first_difference(a, b, f"{path}.{key}" if path else key)
     if isinstance(want, list) and isinstance(got, list):
         for i in range(max(len(want), len(got))):
             a = want[i] if i < len(want) else MISSING
             b = got[i] if i < len(got) else MISSING
-            if a != b:
+            if not _same_or_both_missing(a, b):
                 return first_difference(a, b, f"{path}[{i}]")
     return path or "the event", want, got
+
+
+def _same_or_both_missing(a: Any, b: Any) -> bool:
+    if a is MISSING or b is MISSING:
+        return a is b
+    return same(a, b)
 
 
 def _short(value: Any) -> str:
@@ -315,70 +547,3 @@ def _short(value: Any) -> str:
         return "absent"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _check_rederivation(events: Sequence[Mapping[str, Any]], seed: str | None) -> str:
-    created = to_event(events[0])
-    n_setup = next(
-        (i for i, e in enumerate(events) if e["type"] in (*ACTS, engine.GAME_SEALED)),
-        len(events),
-    )
-    try:
-        table = engine.replay([to_event(e) for e in events[:n_setup]])
-    except (KifuError, KeyError, TypeError, ValueError) as exc:
-        raise Failure(f"the opening events do not replay: {exc}", 1) from None
-    if seed and _seed_matches(seed, created.data.get("seed_hash")):
-        d = created.data
-        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
-        try:
-            expected = engine.create(
-                d["game"],
-                d["game_id"],
-                seats,
-                bytes.fromhex(seed),
-                d["options"],
-                created.hidden.get("deal") if HIDDEN in created.private else None,
-                d.get("tournament"),
-            )
-        except (KifuError, ValueError) as exc:
-            raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
-        _compare(expected, events[:n_setup], "deal from the seed")
-        if len(expected) != n_setup:
-            raise Failure("the opening has events the seed does not derive", min(n_setup, len(expected)) + 1)
-    i, actions = n_setup, 0
-    while i < len(events):
-        if events[i]["type"] == engine.GAME_SEALED:
-            i += 1
-            continue
-        try:
-            expected = _derive_batch(table, events[i])
-            _compare(expected, events[i:], "re-running the rules on the recorded action")
-            table = engine.replay(expected, table)
-        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:
-            # a private part of the wrong shape (a list where the rules read an object, ...)
-            raise Failure(f"event {events[i]['seq']}: malformed: {exc!r}", events[i]["seq"]) from None
-        i += len(expected)
-        actions += 1
-    outcome = f"; result {json.dumps(table.result)}" if table.result else "; game in progress"
-    return f"{actions} actions re-derived every event{outcome}"
-
-
-def _derive_batch(table: engine.Table, env: Mapping[str, Any]) -> list[Event]:
-    """The events the rules derive from the recorded action (or choice) that opens ``env``."""
-    ev, seq = to_event(env), env["seq"]
-    if ev.type not in ACTS:
-        raise Failure(f"event {seq}: {ev.type} does not follow from any recorded action", seq)
-    seat, by = ev.data.get("seat"), ev.data.get("by")
-    if not isinstance(seat, int) or isinstance(seat, bool):
-        raise Failure(f"event {seq}: {ev.type} does not name a seat", seq)
-    try:
-        if ev.type == engine.SEAT_JOINED:
-            return engine.join(table, seat, ev.data["name"])
-        if ev.type == engine.ACTION_TAKEN:
-            return engine.decide(table, seat, ev.data["action"], by=by)
-        secret = ev.private_for(seat)
-        if "action" not in secret:
-            raise Failure(f"event {seq}: the committed choice is not in the record (redacted?)", seq)
-        return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
-    except (KifuError, KeyError, TypeError, ValueError) as exc:
-        raise Failure(f"event {seq}: the rules refuse the recorded action: {exc}", seq) from None

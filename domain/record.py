@@ -170,12 +170,38 @@ def record_format(envs: Sequence[Mapping[str, Any]]) -> str:
     return RECORD_FORMAT if any(is_current(e) for e in envs) else OLD_RECORD_FORMAT
 
 
-def build_record(envs: Sequence[Mapping[str, Any]], bot_info: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The portable record: everything an auditor needs, with no server."""
+IN_PROGRESS_NOTE = (
+    "the game is in progress: private parts, their salts and the seed are withheld; "
+    "the hash chain can be checked, the rest once the game is over"
+)
+
+
+def is_sealed(envs: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a log is complete: its last event is ``game_sealed`` (decided by the events alone)."""
+    return bool(envs) and envs[-1].get("type") == "game_sealed"
+
+
+def bot_info(created: Mapping[str, Any], bot: str) -> dict[str, Any]:
+    """A bot level's provenance as the record shows it, derived from ``game_created`` alone.
+
+    Today's bots have no settings and play the rules version the game was created
+    with, so nothing in a bot's provenance is left unbound: an auditor derives it
+    from event 1 exactly as the server does.
+    """
+    return {"name": bot, "version": f"{created['game']}/{created['rules_version']}", "settings": {}}
+
+
+def record_header(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Every field of a record besides ``events``: each one a copy of what the events commit to.
+
+    ``seed``, ``complete``, ``head`` and ``note`` follow from whether the log is
+    sealed; the rest is event 1's. The verifier derives the header the same way and
+    refuses a record whose fields differ (``domain.audit``).
+    """
     created = envs[0]["data"]
-    sealed = next((e for e in envs if e["type"] == "game_sealed"), None)
-    seats = [{**s, "bot_info": dict(bot_info[s["bot"]]) if s.get("bot") else None} for s in created["seats"]]
-    return {
+    sealed = is_sealed(envs)
+    seats = [{**s, "bot_info": bot_info(created, s["bot"]) if s.get("bot") else None} for s in created["seats"]]
+    header = {
         "format": record_format(envs),
         "game_id": created["game_id"],
         "game": created["game"],
@@ -184,8 +210,15 @@ def build_record(envs: Sequence[Mapping[str, Any]], bot_info: Mapping[str, Mappi
         "options": created["options"],
         "seats": seats,
         "seed_hash": created["seed_hash"],
-        "seed": sealed["data"]["seed"] if sealed else None,
-        "complete": sealed is not None,
-        "head": envs[-1]["hash"] if envs else GENESIS,
-        "events": [dict(e) for e in envs],
+        "seed": envs[-1]["data"]["seed"] if sealed else None,
+        "complete": sealed,
+        "head": envs[-1]["hash"],
     }
+    if not sealed:
+        header["note"] = IN_PROGRESS_NOTE
+    return header
+
+
+def build_record(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The portable record: everything an auditor needs, with no server."""
+    return {**record_header(envs), "events": [dict(e) for e in envs]}

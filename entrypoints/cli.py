@@ -4,7 +4,6 @@ rebuild-projections, bench."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -135,44 +134,69 @@ def rebuild_projections() -> None:
     click.echo(f"rebuilt from {entries} feed entries")
 
 
+EXIT_VERIFIED, EXIT_FAILED, EXIT_IN_PROGRESS = 0, 1, 3  # 2 is click's usage error (no such file, ...)
+VERDICT_LINES = {
+    "verified": ("VERIFIED", EXIT_VERIFIED),
+    "in_progress": ("IN PROGRESS: chain and commitments valid, result not proven", EXIT_IN_PROGRESS),
+    "failed": ("NOT VERIFIED", EXIT_FAILED),
+}
+
+
 @main.command()
-@click.argument("record_file", type=click.File("r"))
+@click.argument("record_file", type=click.File("rb"))
 def verify(record_file: Any) -> None:
-    """Verify a game record offline (exit 0 when verified, 1 otherwise)."""
+    """Verify a game record offline.
+
+    Exit status: 0 VERIFIED (sealed, every check passed: the result is proven); 1 NOT VERIFIED (a check
+    failed, or the file is not strict JSON); 3 IN PROGRESS (not sealed: chain and commitments valid,
+    result not proven); 2 a usage error (no such file).
+    """
     from domain.audit import verify_record
 
-    try:
-        record = json.load(record_file)
-    except json.JSONDecodeError as exc:
-        raise click.ClickException(f"not JSON: {exc}") from None
-    _report(verify_record(record))
+    _report(verify_record(_strict_json(record_file)))
 
 
 @main.command("verify-tournament")
-@click.argument("archive_file", type=click.File("r"))
+@click.argument("archive_file", type=click.File("rb"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
 def verify_tournament(archive_file: Any, quiet: bool) -> None:
-    """Verify a tournament archive offline: every game, every pairing, the standings (exit 0 when verified)."""
+    """Verify a tournament archive offline: every game, every pairing, the standings.
+
+    Exit status as ``kifu verify``: 0 VERIFIED (the event is over and every game sealed and verified),
+    1 NOT VERIFIED, 3 IN PROGRESS (the event is not over: no standing proven), 2 a usage error.
+    """
     from tqdm import tqdm
 
     from domain.tournament.archive import verify_archive
 
-    try:
-        archive = json.load(archive_file)
-    except json.JSONDecodeError as exc:
-        raise click.ClickException(f"not JSON: {exc}") from None
+    archive = _strict_json(archive_file)
     total = len(archive.get("games", [])) if isinstance(archive, dict) else 0
     with tqdm(total=total, unit="game", disable=quiet, file=sys.stderr) as bar:
         report = verify_archive(archive, progress=lambda _game: bar.update())
     _report(report)
 
 
+def _strict_json(file: Any) -> Any:
+    """The file parsed as strict JSON (``domain.strict_json``), or NOT VERIFIED with the reason (exit 1)."""
+    from domain.strict_json import StrictJSONError, loads
+
+    try:
+        return loads(file.read())
+    except StrictJSONError as exc:
+        click.echo(f"FAIL json: not JSON ({exc})")
+        click.echo("NOT VERIFIED head None")
+        sys.exit(EXIT_FAILED)
+
+
 def _report(report: dict[str, Any]) -> None:
     for check in report["checks"]:
-        mark = "ok  " if check["ok"] else "FAIL"
+        mark = "ok  " if check["ok"] else "FAIL" if check["name"] not in ("sealed", "complete") else "----"
         click.echo(f"{mark} {check['name']}: {check['detail']}")
-    click.echo(("VERIFIED" if report["verified"] else "NOT VERIFIED") + f" head {report['head']}")
-    sys.exit(0 if report["verified"] else 1)
+    if report.get("first_bad_event") is not None:
+        click.echo(f"first bad event: {report['first_bad_event']}")
+    line, status = VERDICT_LINES[report["verdict"]]
+    click.echo(f"{line} head {report['head']}")
+    sys.exit(status)
 
 
 @main.command()

@@ -15,13 +15,21 @@ from threading import Lock
 from typing import Any
 
 from domain import engine
-from domain.audit import verify_record
+from domain.audit import SEALED_CHECK, verify_record
 from domain.canonical import canonical_json, sha256_hex
 from domain.engine import Seat, Table
 from domain.errors import KifuError
 from domain.events import Event
-from domain.record import GENESIS, SALT_BYTES, build_record, envelopes, public_envelope, to_event, withheld_envelope
-from domain.registry import get_game
+from domain.record import (
+    GENESIS,
+    SALT_BYTES,
+    build_record,
+    envelopes,
+    is_sealed,
+    public_envelope,
+    to_event,
+    withheld_envelope,
+)
 from service.errors import Conflict, Forbidden, GameNotFound, IdempotencyKeyReused, InvalidRequest, Unauthorized
 from service.ports import (
     Announcement,
@@ -209,10 +217,18 @@ class GameService:
 
     # -- identity -----------------------------------------------------------------
 
-    def identify(self, game_id: str, token: str | None, read_log: bool = False) -> Caller:
+    def identify(
+        self,
+        game_id: str,
+        token: str | None,
+        read_log: bool = False,
+        ticket_seat: Callable[[], int] | None = None,
+    ) -> Caller:
         """Who is calling (a seat, or None for a spectator) and the game's head, in one round trip;
         ``read_log``: with the start of the log too, so that a short game this process does not hold
-        is held once the caller is known (no second read before a command)."""
+        is held once the caller is known (no second read before a command). ``ticket_seat``: the seat
+        a stream ticket opens (it raises ``Unauthorized`` for a bad ticket), asked only once the game
+        is known to exist and the token names no seat; that seat reads a held game as its token does."""
         if not game_id.startswith(GAME_ID_PREFIX):  # the store also holds tournaments' logs
             raise GameNotFound(f"no game {game_id!r}")
         token_field = f"tok:{token_hash(token)}" if token is not None else "-"
@@ -225,7 +241,8 @@ class GameService:
             raise GameNotFound(f"no game {game_id!r}")
         if token is not None and seat is None and not (tournament and self._entrant_of(tournament, token)):
             raise Unauthorized("this token is not a seat of this game")
-        if hold == "1" and seat is None:
+        by_ticket = ticket_seat() if seat is None and ticket_seat is not None else None
+        if hold == "1" and seat is None and by_ticket is None:
             raise Forbidden(
                 "this game belongs to a duplicate tournament round whose deal other tables are still playing: "
                 "only its own seats may read it until the round is over"
@@ -233,7 +250,7 @@ class GameService:
         if seat is not None and token is not None:
             self._remember(self.seats_known, (game_id, token_hash(token)), int(seat))
         self.tables.adopt(game_id, envs, head)
-        return Caller(int(seat) if seat is not None else None, head)
+        return Caller(int(seat) if seat is not None else by_ticket, head)
 
     def identify_actor(self, game_id: str, token: str | None) -> Actor:
         """``identify`` for a command: a token this process has seen as a seat of a game whose table it
@@ -640,17 +657,10 @@ class GameService:
         While the game runs the private parts and their salts are withheld; the
         chain and the commitments are public, so the record can be checked that far.
         """
-        table, _head = self.tables.load(game_id)
         envs = list(self.store.read_all(game_id))
-        if not table.sealed:
+        if not is_sealed(envs):  # judged on what was read: a seal appended since a load shows it all
             envs = [withheld_envelope(e) for e in envs]
-        rec = build_record(envs, bot_provenance(table))
-        if not table.sealed:
-            rec["note"] = (
-                "the game is in progress: private parts, their salts and the seed are withheld; "
-                "the hash chain can be checked, the rest once the game is over"
-            )
-        return rec
+        return build_record(envs)
 
     def log_complete(self, game_id: str) -> bool:
         """Whether the game's log is complete (sealed): no event will ever follow its last."""
@@ -662,16 +672,15 @@ class GameService:
 
     def full_record(self, game_id: str) -> dict[str, Any]:
         """The record with every private part and salt, even while the game runs (server-side audits only)."""
-        table, _head = self.tables.load(game_id)
-        return build_record(list(self.store.read_all(game_id)), bot_provenance(table))
+        return build_record(list(self.store.read_all(game_id)))
 
     def audit(self, game_id: str) -> dict[str, Any]:
-        """Verify the stored log server-side (it sees the private parts; reports only pass/fail)."""
-        table, _head = self.tables.load(game_id)
-        report = verify_record(self.full_record(game_id), unfinished_ok=True)
-        if not table.sealed:
+        """Verify the stored log server-side (it sees the private parts; while the game runs it reports
+        only pass or fail of each check, and the verdict ``in_progress`` at best)."""
+        report = verify_record(self.full_record(game_id))
+        if not report["sealed"]:
             for check in report["checks"]:
-                if not check["ok"]:
+                if not check["ok"] and check["name"] != SEALED_CHECK:
                     check["detail"] = "failed (details withheld while the game is in progress)"
         return report
 
@@ -679,13 +688,3 @@ class GameService:
 def token_hash(token: str) -> str:
     """How a seat token is stored: its SHA-256 (the token itself is never kept)."""
     return sha256_hex(token.encode())
-
-
-def bot_provenance(table: Table) -> dict[str, dict[str, Any]]:
-    """Name, version and settings of every bot level seated in the game."""
-    game = get_game(table.kind)
-    return {
-        s.bot: {"name": s.bot, "version": f"{game.id}/{game.rules_version}", "settings": {}}
-        for s in table.seats
-        if s.bot
-    }

@@ -44,10 +44,22 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain import engine
-from domain.audit import Failure, check_chain, check_private_parts, run_check, verify_record
+from domain.audit import (
+    FAILED,
+    IN_PROGRESS,
+    LOWER_HEX,
+    VERIFIED,
+    Failure,
+    check_chain,
+    check_envelope,
+    check_private_parts,
+    run_check,
+    verify_record,
+)
+from domain.canonical import same
 from domain.errors import KifuError
 from domain.events import HIDDEN
-from domain.record import to_event
+from domain.record import strong_salt, to_event
 from domain.rng import seed_hash
 from domain.tournament import commands
 from domain.tournament.model import (
@@ -72,34 +84,53 @@ ARCHIVE_FORMAT = "kifu-tournament/1"
 FORFEIT = "forfeit"
 Progress = Callable[[str], None]
 Records = Mapping[str, Mapping[str, Any]]
+Rule = Callable[[Tournament, Mapping[str, Any], Records, int], None]
+
+
+ARCHIVE_IN_PROGRESS_NOTE = (
+    "the tournament is in progress: its hidden parts are withheld, and so are the games of a duplicate "
+    "round still in play; fetch the archive again once it is over"
+)
+COMPLETE_CHECK = "complete"
+ARCHIVE_KEYS = frozenset({"format", "complete", "tournament", "games", "note"})
+LOG_KEYS = frozenset({"id", "head", "events"})
 
 
 def verify_archive(archive: Any, progress: Progress | None = None, *, unfinished_ok: bool = False) -> dict[str, Any]:
-    """Run every check on ``archive``; ``progress`` is called once per game verified (a CLI's bar).
+    """Run every check on ``archive``, with the verdict; ``progress`` is called once per game verified (a CLI's bar).
 
-    ``unfinished_ok``: the server's own audit, which reads every log whole, checks
-    an event in progress as far as it goes (as ``verify_record``'s flag does for games).
+    The verdict, as a game record's (``domain.audit``): ``verified`` once the log ends with
+    ``tournament_finished`` and every check passed (every game among them sealed and verified);
+    ``in_progress`` while it does not, when everything that can be checked is valid; else ``failed``.
+    ``unfinished_ok``: the server's own audit, which reads every log whole, checks an event in
+    progress as far as it goes, its running games included (an archive leaves them out).
     """
     checks = [run_check("format", _check_format, archive)]
+    finished = False
     if checks[0]["ok"]:
         events = archive["tournament"]["events"]
+        finished = events[-1]["type"] == TOURNAMENT_FINISHED
         games = {r["events"][0]["data"]["game_id"]: r for r in archive["games"]}
         checks += [
-            run_check("tournament_chain", _check_log, events, archive["tournament"]),
-            run_check("complete", _check_complete, archive, events, unfinished_ok),
+            run_check("tournament_chain", _check_log, events, archive["tournament"], finished),
+            run_check("header", _check_header, archive, events, finished),
+            _complete(finished),
         ]
-        if archive.get("complete") is not False or unfinished_ok:
+        if finished or unfinished_ok:
             checks += [
-                run_check("games", _check_games, games, progress, unfinished_ok),
+                run_check("games", _check_games, games, progress, finished),
                 run_check("membership", _check_membership, events, archive["games"], games),
                 run_check("rules", _check_rules, events, games),
                 run_check("deals", _check_deals, events, games),
                 run_check("standings", _check_standings, events, games),
             ]
+    failed = [c for c in checks if not c["ok"] and c["name"] != COMPLETE_CHECK]
+    verdict = FAILED if failed else VERIFIED if finished else IN_PROGRESS
     return {
-        "verified": all(c["ok"] for c in checks),
+        "verified": verdict == VERIFIED,
+        "verdict": verdict,
         "format": ARCHIVE_FORMAT,
-        "checks": checks,
+        "checks": [{k: v for k, v in c.items() if k != "field"} for c in checks],
         "games": len(archive["games"]) if checks[0]["ok"] else None,
         "head": archive["tournament"]["events"][-1]["hash"] if checks[0]["ok"] else None,
     }
@@ -111,47 +142,77 @@ def _check_format(archive: Any) -> str:
     log = archive.get("tournament")
     if not isinstance(log, Mapping) or not isinstance(log.get("events"), list) or not log["events"]:
         raise Failure("the archive's 'tournament' holds a non-empty list 'events'")
+    for pos, env in enumerate(log["events"], start=1):
+        if not check_envelope(env, pos):
+            raise Failure(f"tournament event {pos} is not in the current envelope format", pos)
     if not isinstance(archive.get("games"), list):
         raise Failure("the archive's 'games' is a list of game records")
     for i, rec in enumerate(archive["games"]):
         if not isinstance(rec, Mapping) or not isinstance(rec.get("events"), list) or not rec["events"]:
             raise Failure(f"game record {i} has no events")
-        if not isinstance(rec["events"][0], Mapping) or not isinstance(rec["events"][0].get("data"), Mapping):
+        first = rec["events"][0]
+        if not isinstance(first, Mapping) or not isinstance(first.get("data"), Mapping):
             raise Failure(f"game record {i} does not start with an event")
+        if not isinstance(first["data"].get("game_id"), str):
+            raise Failure(f"game record {i} does not name its game in event 1")
     return f"{len(log['events'])} tournament events, {len(archive['games'])} games"
 
 
-def _check_log(events: Sequence[Mapping[str, Any]], log: Mapping[str, Any]) -> str:
-    chained = check_chain(events, log)
+def _check_log(events: Sequence[Mapping[str, Any]], log: Mapping[str, Any], finished: bool) -> str:
+    chained = check_chain(events)
     if events[0]["type"] != TOURNAMENT_CREATED or events[0]["data"].get("tournament_id") != log.get("id"):
         raise Failure(f"event 1 is not the creation of tournament {log.get('id')!r}", 1)
-    if any(env.get("private_salts") for env in events) or any(env.get("private") for env in events):
-        check_private_parts(events)
+    check_private_parts(events, sealed=finished)
     return chained
 
 
-def _check_complete(archive: Mapping[str, Any], events: Sequence[Mapping[str, Any]], unfinished_ok: bool) -> str:
-    if archive.get("complete") is False:
-        if unfinished_ok:
-            return "the tournament is in progress"
+def _check_header(archive: Mapping[str, Any], events: Sequence[Mapping[str, Any]], finished: bool) -> str:
+    """The archive's fields besides the logs are exactly what the tournament's log commits to."""
+    log = archive["tournament"]
+    unknown = sorted((set(archive) - ARCHIVE_KEYS) | {f"tournament.{k}" for k in set(log) - LOG_KEYS})
+    if unknown:
+        raise Failure(f"unknown archive field(s) {unknown}: an archive holds only its logs and copies of them")
+    if not same(archive.get("complete"), finished):
         raise Failure(
-            "the archive of a tournament in progress withholds its hidden parts and those of its running games; "
-            "fetch it again once the tournament is over"
+            f"'complete' is {archive.get('complete')!r}, but the log "
+            f"{'ends' if finished else 'does not end'} with tournament_finished",
+            len(events),
         )
-    if events[-1]["type"] != TOURNAMENT_FINISHED and not unfinished_ok:
-        raise Failure("the log does not end with tournament_finished: it was cut short", len(events))
-    return "the log ends with tournament_finished" if events[-1]["type"] == TOURNAMENT_FINISHED else "in progress"
+    if "note" in archive and (finished or archive["note"] != ARCHIVE_IN_PROGRESS_NOTE):
+        raise Failure("'note' is only the note of an archive in progress", len(events))
+    if not same(log.get("head"), events[-1]["hash"]):
+        raise Failure("the tournament's head is not the hash of its last event", len(events))
+    return "complete, note and head match the tournament's log"
 
 
-def _check_games(games: Records, progress: Progress | None, unfinished_ok: bool) -> str:
+def _complete(finished: bool) -> dict[str, Any]:
+    """Whether the event is over, from its log alone: an event in progress proves no result yet."""
+    if finished:
+        return {"name": COMPLETE_CHECK, "ok": True, "seq": None, "detail": "the log ends with tournament_finished"}
+    return {
+        "name": COMPLETE_CHECK,
+        "ok": False,
+        "seq": None,
+        "detail": "in progress: the log does not end with tournament_finished, so no standing is proven; "
+        "the archive withholds its hidden parts and those of its running games: fetch it again once it is over",
+    }
+
+
+def _check_games(games: Records, progress: Progress | None, finished: bool) -> str:
+    """Every game verifies as ``kifu verify`` verifies it; once the event is over, every game is sealed."""
+    running = 0
     for game_id, record in games.items():
-        report = verify_record(record, unfinished_ok=unfinished_ok)
+        report = verify_record(record)
         if progress is not None:
             progress(game_id)
-        if not report["verified"]:
+        if report["verdict"] == FAILED:
             bad = next(c for c in report["checks"] if not c["ok"])
             raise Failure(f"game {game_id}: {bad['name']}: {bad['detail']}")
-    return f"{len(games)} game records verified"
+        if report["verdict"] == IN_PROGRESS:
+            if finished:
+                raise Failure(f"game {game_id} is not sealed: its result is not proven (its log lacks game_sealed)")
+            running += 1
+    return f"{len(games) - running} game records verified" + (f", {running} in progress" if running else "")
 
 
 def _final(events: Sequence[Mapping[str, Any]]) -> Tournament:
@@ -184,13 +245,13 @@ def _check_membership(events: Sequence[Mapping[str, Any]], records: Sequence[Any
         created = _record(games, t)["events"][0]["data"]
         where = f"game {t.game} (round {t.round}, table {t.table})"
         link = created.get("tournament")
-        if link != {"id": final.id, "round": t.round, "table": t.table}:
+        if not same(link, {"id": final.id, "round": t.round, "table": t.table}):
             raise Failure(f"{where}: its game_created names {link!r}, not this pairing")
-        if created.get("game") != s.game or created.get("options") != dict(s.options):
+        if created.get("game") != s.game or not same(created.get("options"), dict(s.options)):
             raise Failure(f"{where}: plays {created.get('game')} with other options than the tournament's")
         seated = [{"name": x["name"], "bot": x.get("bot")} for x in created.get("seats", [])]
         expected = [{"name": s.entrants[e]["name"], "bot": s.entrants[e]["bot"]} for e in t.entrants]
-        if seated != expected:
+        if not same(seated, expected):
             raise Failure(f"{where}: seats {seated} are not the table's entrants {expected}")
     return f"{len(started)} games, each once, each created for its table"
 
@@ -212,44 +273,59 @@ def _check_rules(events: Sequence[Mapping[str, Any]], games: Records) -> str:
 
 
 def _follows(before: Tournament | None, env: Mapping[str, Any], games: Records) -> None:
-    """Raise unless ``env`` is what the rules give in state ``before``."""
+    """Raise unless ``env`` is exactly what the rules give in state ``before`` (its free parts, such as
+    a reason, a game's id or a duplicate round's commitment, taken from the event and judged on their own)."""
     kind, data, seq = env["type"], env["data"], env["seq"]
     if before is None:
         _same(kind, data, _created_again(env), seq)
         return
-    if kind in SIMPLE:
-        _same(kind, data, SIMPLE[kind](before, data)[0].data, seq)
-    elif kind == ROUND_PAIRED:
-        _paired(before, data, seq)
-    elif kind == GAME_STARTED:
-        step = commands.next_step(before)
-        if step is None or step.table is None or (step.table.round, step.table.table) != (data["round"], data["table"]):
-            raise Failure(f"round {data['round']}, table {data['table']}: not the table whose game starts next", seq)
-    elif kind == GAME_FINISHED:
-        _finished(before, data, games, seq)
-    elif kind == GAME_FORFEITED:
-        _forfeited(before, data, games, seq)
-    elif kind == ROUND_CLOSED:
-        if commands.next_step(before) != commands.Step("close"):
-            raise Failure(f"round {data['round']} closed while it was not over", seq)
-    elif kind == TOURNAMENT_FINISHED:
-        if commands.next_step(before) != commands.Step("finish"):
-            raise Failure("the tournament finished before the rules end it", seq)
-    else:
+    rule = RULES.get(kind)
+    if rule is None:
         raise Failure(f"event {seq}: unknown tournament event {kind!r}", seq)
+    rule(before, data, games, seq)
 
 
-SIMPLE: dict[str, Callable[[Tournament, Mapping[str, Any]], list[Any]]] = {
-    TOURNAMENT_STARTED: lambda t, d: commands.start(t),
-    TOURNAMENT_PAUSED: lambda t, d: commands.pause(t, d.get("reason")),
-    TOURNAMENT_RESUMED: lambda t, d: commands.resume(t),
-    ENTRANT_WITHDRAWN: lambda t, d: commands.withdraw(t, d["entrant"], d.get("reason")),
-}
+def _started(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
+    step = commands.next_step(before)
+    table = step.table if step is not None else None
+    if table is None or not same([data["round"], data["table"]], [table.round, table.table]):
+        raise Failure(f"round {data['round']}, table {data['table']}: not the table whose game starts next", seq)
+    _same(GAME_STARTED, data, commands.game_started(before, table, data["game"])[0].data, seq)
+
+
+def _closed(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
+    if commands.next_step(before) != commands.Step("close"):
+        raise Failure(f"round {data['round']} closed while it was not over", seq)
+    duplicate = before.settings.format == "duplicate"
+    if isinstance(data.get("deal"), Mapping) != duplicate or (not duplicate and data.get("deal") is not None):
+        raise Failure(f"round {data['round']}: a revealed deal exactly when the tournament is duplicate", seq)
+    _same(ROUND_CLOSED, data, commands.close_round(before, data["deal"])[0].data, seq)
+
+
+def _ends(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
+    if commands.next_step(before) != commands.Step("finish"):
+        raise Failure("the tournament finished before the rules end it", seq)
+    _same(TOURNAMENT_FINISHED, data, commands.finish(before)[0].data, seq)
+
+
+def _simple(kind: str, command: Callable[[Tournament, Mapping[str, Any]], list[Any]]) -> Rule:
+    """The rule of an organiser's command: the event is exactly what the command gives."""
+    return lambda before, data, games, seq: _same(kind, data, command(before, data)[0].data, seq)
+
+
+def _reason(data: Mapping[str, Any]) -> str | None:
+    """A command's free-text reason: a string, or null where none was given (the chain alone binds its text)."""
+    reason = data.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        raise KifuError(f"a reason is a string or null, not {reason!r}")
+    return reason
 
 
 def _same(kind: str, got: Mapping[str, Any], want: Mapping[str, Any], seq: int) -> None:
-    if dict(got) != dict(want):
-        field = next((k for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)), "?")
+    """``got`` is exactly ``want``, types included (``same``)."""
+    if not same(got, want):
+        keys = sorted(set(got) | set(want))
+        field = next((k for k in keys if k not in got or k not in want or not same(got[k], want[k])), "?")
         raise Failure(f"event {seq} ({kind}): {field} is {got.get(field)!r}, the rules give {want.get(field)!r}", seq)
 
 
@@ -277,15 +353,36 @@ def _paired(before: Tournament, data: Mapping[str, Any], seq: int) -> None:
     if commands.next_step(before) != commands.Step("pair"):
         raise Failure(f"round {data['round']} was paired while the rules do not pair a round", seq)
     tables, byes = commands.pairing_of(before)
-    got = [tuple(t["entrants"]) for t in data["tables"]]
-    if got != tables or list(data["byes"]) != byes:
+    got = [t["entrants"] for t in data["tables"]]
+    if not same(got, [list(t) for t in tables]) or not same(data["byes"], byes):
         raise Failure(
             f"round {data['round']}: tables {got} and byes {data['byes']} are not what the pairing rules give "
             f"from the results before it: tables {tables}, byes {byes}",
             seq,
         )
-    if (data.get("deal") is not None) != (before.settings.format == "duplicate"):
-        raise Failure(f"round {data['round']}: a deal commitment exactly when the tournament is duplicate", seq)
+    deal, s = data.get("deal"), before.settings
+    if s.format != "duplicate":
+        if deal is not None:
+            raise Failure(f"round {data['round']}: a deal commitment in a tournament that is not duplicate", seq)
+    elif (
+        not isinstance(deal, Mapping)
+        or set(deal) != {COMMITTED_BY[s.fixed_deals]}
+        or not _hex64(deal[COMMITTED_BY[s.fixed_deals]])
+    ):
+        kind = "a fixed deal's" if s.fixed_deals else "a seed's"
+        raise Failure(
+            f"round {data['round']}: the deal commitment must be {kind} (exactly "
+            f"{{{COMMITTED_BY[s.fixed_deals]!r}: 64 hex digits}}), as tournament_created fixes; it is {deal!r}",
+            seq,
+        )
+    _same(ROUND_PAIRED, data, commands.pair(before, deal)[0].data, seq)
+
+
+COMMITTED_BY = {True: "commitment", False: "seed_hash"}  # a duplicate round's commitment, by fixed_deals
+
+
+def _hex64(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _ended(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -294,16 +391,17 @@ def _ended(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _finished(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
     table = before.table_of(data["game"])
-    if table is None or table.finished or (table.round, table.table) != (data["round"], data["table"]):
+    if table is None or table.finished or not same([table.round, table.table], [data["round"], data["table"]]):
         raise Failure(f"game {data['game']}: not a running game of round {data['round']}, table {data['table']}", seq)
     ended = _ended(_record(games, table, seq))
     if ended is None:
         raise Failure(f"game {data['game']}: the log says it finished, its record has no game_ended", seq)
     result = ended["data"]["result"]
-    if list(data["ranks"]) != list(result["ranks"]) or list(data["scores"]) != list(result["scores"]):
+    if not same(data["ranks"], result["ranks"]) or not same(data["scores"], result["scores"]):
         raise Failure(f"game {data['game']}: the result in the log differs from the game's own record", seq)
     if data["head"] != ended["hash"]:
         raise Failure(f"game {data['game']}: head {data['head']} is not the hash of its game_ended", seq)
+    _same(GAME_FINISHED, data, commands.game_finished(before, data["game"], result, ended["hash"])[0].data, seq)
 
 
 def _forfeit_seat(record: Mapping[str, Any]) -> int | None:
@@ -322,18 +420,34 @@ def _forfeit_seat(record: Mapping[str, Any]) -> int | None:
 
 def _forfeited(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
     table = before.table_of(data["game"])
-    if table is None or table.forfeit is not None:
+    if table is None or table.forfeited:
         raise Failure(f"game {data['game']}: not a game of this tournament, or forfeited already", seq)
-    if _forfeit_seat(_record(games, table, seq)) != data["seat"]:
+    seat = _forfeit_seat(_record(games, table, seq))
+    if seat is None or not same(seat, data["seat"]):
         raise Failure(
             f"game {data['game']}: seat {data['seat']} was forfeited, its game shows no such resignation", seq
         )
+    _same(GAME_FORFEITED, data, commands.forfeited(before, data["game"], seat, _reason(data))[0].data, seq)
+
+
+RULES: dict[str, Rule] = {
+    TOURNAMENT_STARTED: _simple(TOURNAMENT_STARTED, lambda t, d: commands.start(t)),
+    TOURNAMENT_PAUSED: _simple(TOURNAMENT_PAUSED, lambda t, d: commands.pause(t, _reason(d))),
+    TOURNAMENT_RESUMED: _simple(TOURNAMENT_RESUMED, lambda t, d: commands.resume(t)),
+    ENTRANT_WITHDRAWN: _simple(ENTRANT_WITHDRAWN, lambda t, d: commands.withdraw(t, d["entrant"], _reason(d))),
+    ROUND_PAIRED: lambda before, data, games, seq: _paired(before, data, seq),
+    GAME_STARTED: _started,
+    GAME_FINISHED: _finished,
+    GAME_FORFEITED: _forfeited,
+    ROUND_CLOSED: _closed,
+    TOURNAMENT_FINISHED: _ends,
+}
 
 
 def _every_forfeit_logged(final: Tournament, games: Records) -> None:
     for table in final.tables:
         record = games.get(table.game or "")
-        if record is not None and _forfeit_seat(record) is not None and table.forfeit is None:
+        if record is not None and _forfeit_seat(record) is not None and not table.forfeited:
             raise Failure(f"game {table.game} shows a forfeit that the tournament's log does not record")
 
 
@@ -341,39 +455,66 @@ def _every_forfeit_logged(final: Tournament, games: Records) -> None:
 
 
 def _check_deals(events: Sequence[Mapping[str, Any]], games: Records) -> str:
+    """Every table of a duplicate round played the round's one deal.
+
+    Which kind of deal a round has is fixed by ``tournament_created`` (``fixed_deals``), never by the
+    form of the round's commitment: with fixed deals, the deal fixed at creation for the round, committed
+    to before the round and revealed after it, is every game's hidden deal; otherwise one seed, whose
+    hash was published before the round and which is revealed after it, is every game's seed (each
+    game's own audit then re-derives its deal from it).
+    """
     final = _final(events)
     if final.settings.format != "duplicate":
         return "not a duplicate tournament"
-    committed_at_creation = events[0].get("private", {}).get(HIDDEN, {}).get("deals")
+    fixed = final.settings.fixed_deals
+    at_creation = events[0].get("private", {}).get(HIDDEN, {}).get("deals")
     for env in events:
         if env["type"] != ROUND_CLOSED:
             continue
         rnd, seq = env["data"]["round"], env["seq"]
         committed, revealed = final.deals.get(rnd), env["data"]["deal"]
-        if not committed or not revealed:
+        if not isinstance(committed, Mapping) or not isinstance(revealed, Mapping):
             raise Failure(f"round {rnd}: no deal committed before it or revealed after it", seq)
-        if committed_at_creation is not None and revealed.get("deal") != committed_at_creation[rnd - 1]:
-            raise Failure(f"round {rnd}: the revealed deal is not the one fixed at the tournament's creation", seq)
-        for table in final.round_tables(rnd):
-            _check_table_deal(rnd, committed, revealed, _record(games, table, seq), seq)
-    return f"{final.closed} duplicate rounds: every table played the committed deal"
+        tables = final.round_tables(rnd)
+        if fixed:
+            _check_fixed_deal(rnd, committed, revealed, at_creation, seq)
+            for table in tables:
+                created = _record(games, table, seq)["events"][0]
+                if created["data"].get("fixed_deal") is not True or not same(
+                    created.get("private", {}).get(HIDDEN, {}).get("deal"), revealed["deal"]
+                ):
+                    raise Failure(f"round {rnd}: game {table.game} did not play the round's deal", seq)
+        else:
+            _check_round_seed(rnd, committed, revealed, seq)
+            for table in tables:
+                created = _record(games, table, seq)["events"][0]["data"]
+                if created.get("fixed_deal") is not False or created.get("seed_hash") != committed["seed_hash"]:
+                    raise Failure(f"round {rnd}: game {table.game} was not dealt from the round's seed", seq)
+    kind = "the deal fixed at creation" if fixed else "the deal of the round's one seed"
+    return f"{final.closed} duplicate rounds: every table played {kind}"
 
 
-def _check_table_deal(
-    rnd: int, committed: Mapping[str, Any], revealed: Mapping[str, Any], record: Mapping[str, Any], seq: int
+def _check_fixed_deal(
+    rnd: int, committed: Mapping[str, Any], revealed: Mapping[str, Any], at_creation: Any, seq: int
 ) -> None:
-    created = record["events"][0]
-    game_id = created["data"]["game_id"]
-    if "seed_hash" in committed:
-        if seed_hash(bytes.fromhex(revealed["seed"])) != committed["seed_hash"]:
-            raise Failure(f"round {rnd}: the revealed seed does not match the seed hash committed before it", seq)
-        if created["data"]["seed_hash"] != committed["seed_hash"]:
-            raise Failure(f"round {rnd}: game {game_id} was not dealt from the round's seed", seq)
-        return
-    if commands.deal_commitment(revealed["deal"], revealed["salt"]) != committed["commitment"]:
+    if set(revealed) != {"deal", "salt"} or not strong_salt(revealed["salt"]):
+        raise Failure(f"round {rnd}: a fixed deal is revealed as exactly its deal and a 128-bit salt", seq)
+    if commands.deal_commitment(revealed["deal"], revealed["salt"]) != committed.get("commitment"):
         raise Failure(f"round {rnd}: the revealed deal does not match the commitment made before it", seq)
-    if created.get("private", {}).get(HIDDEN, {}).get("deal") != revealed["deal"]:
-        raise Failure(f"round {rnd}: game {game_id} did not play the round's deal", seq)
+    if (
+        not isinstance(at_creation, list)
+        or not 0 < rnd <= len(at_creation)
+        or not same(revealed["deal"], at_creation[rnd - 1])
+    ):
+        raise Failure(f"round {rnd}: the revealed deal is not the one fixed at the tournament's creation", seq)
+
+
+def _check_round_seed(rnd: int, committed: Mapping[str, Any], revealed: Mapping[str, Any], seq: int) -> None:
+    seed = revealed.get("seed")
+    if set(revealed) != {"seed"} or not isinstance(seed, str) or not LOWER_HEX.fullmatch(seed):
+        raise Failure(f"round {rnd}: a round's seed is revealed as exactly its lowercase hex", seq)
+    if seed_hash(bytes.fromhex(seed)) != committed.get("seed_hash"):
+        raise Failure(f"round {rnd}: the revealed seed does not match the seed hash committed before it", seq)
 
 
 def _check_standings(events: Sequence[Mapping[str, Any]], games: Records) -> str:
@@ -390,7 +531,7 @@ def _check_standings(events: Sequence[Mapping[str, Any]], games: Records) -> str
     derived = [for_log(r) for r in standings(s.format, s.entrants, played, final.byes, s.scoring, final.withdrawn)]
     logged = finished["data"]["standings"]
     for want, got in zip(derived, logged):
-        if want != got:
+        if not same(want, got):
             raise Failure(f"standings: place {want['place']} should be {want}, the log says {got}", finished["seq"])
     if len(derived) != len(logged):
         raise Failure("standings: the log lists another number of entrants", finished["seq"])

@@ -197,7 +197,7 @@ def check_forfeit(t: Tournament, game_id: str, seat: int) -> Table:
     table = t.table_of(game_id)
     if table is None:
         raise NotInTournament(f"game {game_id} is not a game of this tournament")
-    if table.finished or table.forfeit is not None:
+    if table.finished or table.forfeited:
         raise TournamentStateError(f"game {game_id} is already over")
     if not 0 <= seat < len(table.entrants):
         raise InvalidCommand(f"seat must be a seat of the game (0-{len(table.entrants) - 1})", ("seat",))
@@ -208,7 +208,7 @@ def forfeited(t: Tournament, game_id: str, seat: int, reason: str | None) -> lis
     """``game_forfeited``, recorded once the service has resigned ``seat`` in the game (``by: forfeit``),
     so the log never names a forfeit the game does not show."""
     table = t.table_of(game_id)
-    if table is None or table.forfeit is not None:
+    if table is None or table.forfeited:
         return []
     data = {"round": table.round, "table": table.table, "game": game_id, "seat": seat, "reason": reason}
     return [Event(GAME_FORFEITED, data)]

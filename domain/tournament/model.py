@@ -65,11 +65,16 @@ class Table:
     ranks: tuple[int, ...] | None = None
     scores: tuple[Any, ...] | None = None
     head: str | None = None
-    forfeit: str | None = None
+    forfeit: str | None = None  # the forfeit's reason (null: none given, or recorded by the runner's repair)
+    forfeit_seat: int | None = None  # the seat forfeited: whether the game was forfeited at all
 
     @property
     def finished(self) -> bool:
         return self.ranks is not None
+
+    @property
+    def forfeited(self) -> bool:
+        return self.forfeit_seat is not None
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,7 @@ def evolve(state: Tournament | None, ev: Event) -> Tournament:
     if ev.type == GAME_STARTED:
         return _table(state, d["round"], d["table"], game=d["game"])
     if ev.type == GAME_FORFEITED:
-        return _table(state, d["round"], d["table"], forfeit=d["reason"])
+        return _table(state, d["round"], d["table"], forfeit=d["reason"], forfeit_seat=d["seat"])
     if ev.type == GAME_FINISHED:
         return _table(state, d["round"], d["table"], ranks=tuple(d["ranks"]), scores=tuple(d["scores"]), head=d["head"])
     if ev.type == ROUND_CLOSED:

@@ -223,14 +223,19 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
     running = api.call("get", f"/v1/games/{gid}/record", 200).json
     assert running["complete"] is False and "note" in running
     early = api.call("post", "/v1/audits", 200, json=running).json  # the chain checks; the rest must wait
-    assert early["verified"] is False
+    assert early["verified"] is False and early["verdict"] == "in_progress" and early["sealed"] is False
     assert {c["name"]: c["ok"] for c in early["checks"]} == {
         "format": True,
         "hash_chain": True,
         "header": True,
-        "complete": False,
+        "private_parts": True,
+        "seed": True,
+        "commitments": True,
+        "sealed": False,
     }
-    assert api.call("get", f"/v1/games/{gid}/audit", 200).json["verified"] is True
+    server_side = api.call("get", f"/v1/games/{gid}/audit", 200).json  # every part, still no result proven
+    assert server_side["verdict"] == "in_progress" and server_side["verified"] is False
+    assert [c["name"] for c in server_side["checks"] if not c["ok"]] == ["sealed"]
 
     older = api.call("post", "/v1/games", 201, json={"game": "toy", "players": TWO}).json["id"]
     project(api)

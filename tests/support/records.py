@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from domain.canonical import sha256_hex
@@ -24,11 +24,9 @@ def salt_source(tag: str = "") -> Callable[[], str]:
 SALTS = salt_source("tests")
 
 
-def sealed_record(
-    events: Sequence[Event], seed: bytes, bots: Mapping[str, Mapping[str, Any]] | None = None, at: str = AT
-) -> dict[str, Any]:
+def sealed_record(events: Sequence[Event], seed: bytes, at: str = AT) -> dict[str, Any]:
     """The portable record of a finished game, through JSON as an auditor reads it."""
     salts = salt_source("record")
     envs = envelopes(events, 1, GENESIS, at, salts)
     envs += envelopes([seal(seed, envs[-1]["hash"])], len(envs) + 1, envs[-1]["hash"], at, salts)
-    return json.loads(json.dumps(build_record(envs, bots or {})))
+    return json.loads(json.dumps(build_record(envs)))

@@ -15,7 +15,6 @@ from domain.record import GENESIS, chain_hash, hashed_body
 from tests.support.records import salt_source, sealed_record
 
 SEED = b"audit-seed"
-BOTS = {"random": {"name": "random", "version": "toy/1", "settings": {}}}
 
 
 def finished_events() -> list[Any]:
@@ -33,7 +32,7 @@ def finished_events() -> list[Any]:
 
 
 def finished_record() -> dict[str, Any]:
-    return sealed_record(finished_events(), SEED, BOTS)
+    return sealed_record(finished_events(), SEED)
 
 
 def rechain(record: dict[str, Any], start: int = 0) -> None:
@@ -273,10 +272,15 @@ def test_a_record_of_a_game_in_progress_checks_its_chain_but_is_not_verified() -
         "format": True,
         "hash_chain": True,
         "header": True,
-        "complete": False,
+        "private_parts": True,
+        "seed": True,
+        "commitments": True,
+        "sealed": False,
     }
+    assert report["verdict"] == "in_progress" and not report["verified"] and report["first_bad_event"] is None
     running["events"][3]["data"]["seat"] = 1 - running["events"][3]["data"]["seat"]
     assert not next(c for c in verify_record(running)["checks"] if c["name"] == "hash_chain")["ok"]
+    assert verify_record(running)["verdict"] == "failed"
 
 
 # ---------------------------------------------------------------- the old format (kifu-record/1)

@@ -637,5 +637,7 @@ def test_a_finished_game_record_verifies() -> None:
 def test_a_fixed_deal_record_verifies() -> None:
     play = tied_game(3)
     play.throw({0: "rock", 1: "paper", 2: "paper"})
+    play.throw({1: "rock", 2: "paper"})  # the game must be over: a record is sealed only after its result
+    assert play.table.finished
     report = verify_record(sealed_record(play.events, b"seed"))
     assert report["verified"], report["checks"]
