@@ -1,12 +1,16 @@
-"""Strict JSON request bodies (RFC 8259): no NaN, no Infinity, no overflowing numbers.
+"""Strict JSON request bodies (RFC 8259, parsed by ``domain.strict_json``): refused as malformed (400).
 
-Python's json module accepts ``NaN``/``Infinity`` and turns ``1e999`` into
-``inf``; none of them is JSON, and none could be hashed canonically, so they
-are refused here as malformed (400). So are integers outside the signed 64-bit
-range (the log's JSON encoder cannot store them), also when written as ``1e30``
-(the same number to any JSON reader), and bodies nested deeper than
-``MAX_DEPTH`` (no request needs it; Python's parser and encoder would hit
-their recursion limits).
+Python's json module accepts ``NaN``/``Infinity``, turns ``1e999`` into
+``inf``, keeps the last of two equal keys, reads UTF-16 and a byte-order mark,
+and takes ``"\\ud800"`` (a lone surrogate: valid JSON text, but no Unicode
+string, so nothing can hash or store it). None of them could be hashed
+canonically, so ``json_body`` parses every request body with
+``domain.strict_json``, which refuses them all (400) before the view does
+anything. It also refuses integers outside the signed 64-bit range (the log's
+JSON encoder cannot store them), also when written as ``1e30`` (the same
+number to any JSON reader), and bodies nested deeper than ``MAX_DEPTH`` (no
+request needs it; Python's parser and encoder would hit their recursion
+limits).
 
 Every request's body is read whole before its view runs (``read_body``, a
 ``before_request`` hook), within two limits (README "Limits"):
@@ -32,8 +36,6 @@ is never read (``CLOSE_AFTER`` in ``problems.py``).
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 import random
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -44,11 +46,12 @@ from gevent import monkey
 from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout
 
+from domain import strict_json
 from entrypoints.api.schemas import MAX_SEQ
 
-INT64 = 2**63
-MAX_DEPTH = 64
+MAX_DEPTH = strict_json.MAX_DEPTH
 MAX_IDEMPOTENCY_KEY = 200
+MAX_REASON = 200  # characters of the parser's reason in a 400's detail
 DEADLINE_SPREAD = 2.0  # a body's deadline: BODY_READ_SECONDS times a random factor in [1, this]
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -89,48 +92,20 @@ def _deadline(seconds: float) -> contextlib.AbstractContextManager[Any]:
     return timeout
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    # a float this large is a whole number: a huge integer is refused however it is written (1e30)
-    if not math.isfinite(value) or not -INT64 <= value < INT64:
-        raise ValueError(f"number out of range: {text}")
-    return value
-
-
-def _int64(text: str) -> int:
-    value = int(text)
-    if not -INT64 <= value < INT64:
-        raise ValueError(f"integer out of range: {text}")
-    return value
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth of arrays and objects (iterative: a deep body cannot recurse us out)."""
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, depth)
-            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
 def json_body() -> Any:
     """The request body parsed as strict JSON, or a 400."""
     try:
-        body = json.loads(request.get_data(), parse_float=_finite_float, parse_int=_int64, parse_constant=_no_constants)
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("the body is not valid JSON (numbers must be finite, integers 64-bit)") from None
-    except RecursionError:
-        body = None
-    else:
-        if _depth(body) <= MAX_DEPTH:
-            return body
-    raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")
+        return strict_json.loads(request.get_data(), max_depth=MAX_DEPTH)
+    except strict_json.StrictJSONError as exc:
+        raise malformed(exc) from None
+
+
+def malformed(error: strict_json.StrictJSONError) -> BadRequest:
+    """The 400 of a body that is not strict JSON (also an uploaded record's, parsed by its verifier)."""
+    if isinstance(error, strict_json.NestedTooDeep):
+        return BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")
+    why = str(error)[:MAX_REASON]  # it may quote the body (a number, a key)
+    return BadRequest(f"the body is not valid JSON (numbers must be finite, integers 64-bit): {why}")
 
 
 def json_object() -> dict[str, Any]:

@@ -108,10 +108,11 @@ def events(game_id: str) -> ResponseReturnValue:
 def events_stream(game_id: str) -> ResponseReturnValue:
     """The live log; a browser authenticates with ``?ticket=`` (``POST .../stream-tickets``), never a token."""
     query = STREAM_QUERY_SCHEMA.load(request.args.to_dict())
-    caller = _caller(game_id)
+    ticket = query["ticket"]
+    # the ticket's seat is the caller, as its token would be: also in a game a tournament holds
+    by_ticket = (lambda: kifu().streams.seat_of(game_id, ticket)) if ticket is not None else None
+    caller = games().identify(game_id, bearer_token(), ticket_seat=by_ticket)
     viewer = caller.seat
-    if query["ticket"] is not None and viewer is None:
-        viewer = kifu().streams.seat_of(game_id, query["ticket"])
     last_id = whole_number(request.headers.get("Last-Event-ID", ""))
     if last_id is not None and last_id > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from werkzeug.routing import IntegerConverter
 
 
 def _boolean(value: Any) -> None:
@@ -63,6 +65,26 @@ class WholeNumber(fields.Integer):
         return result
 
 
+ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+class QueryInteger(fields.Integer):
+    """An integer in a query string: ASCII digits (and a sign) only. Python's ``int`` also reads any
+    Unicode decimal digit ("١", "３"), spaces and underscores: "Not a valid integer." (422) for them."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not (isinstance(value, str) and ASCII_INTEGER.fullmatch(value)):
+            raise self.make_error("invalid")
+        result: int = super()._deserialize(value, attr, data, **kwargs)
+        return result
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """``<int:...>`` in a route: ASCII digits only (werkzeug's ``\\d+`` also takes "١", read as 1)."""
+
+    regex = r"[0-9]+"
+
+
 class ActionSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -79,19 +101,19 @@ class ListQuerySchema(Schema):
     status = fields.String(load_default=None, validate=validate.OneOf(["active", "finished"]))
     player = fields.String(load_default=None)
     tournament = fields.String(load_default=None, metadata={"description": "games of this tournament"})
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=200))
-    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^\d{13}:[A-Za-z0-9_-]+$"))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=200))
+    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^[0-9]{13}:[A-Za-z0-9_-]+$"))
 
 
 class EventsQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    after = fields.Integer(load_default=0, validate=SEQ)
-    cursor = fields.Integer(
+    after = QueryInteger(load_default=0, validate=SEQ)
+    cursor = QueryInteger(
         load_default=None, validate=SEQ, metadata={"description": "the list's `next`; the same as `after`"}
     )
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=1000))
 
     @post_load
     def _cursor_is_after(self, data: dict[str, Any], **_kw: Any) -> dict[str, Any]:
@@ -136,8 +158,8 @@ class ReplayQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    step = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_SEQ))
-    as_ = fields.Integer(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))
+    step = QueryInteger(required=True, validate=validate.Range(min=1, max=MAX_SEQ))
+    as_ = QueryInteger(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))
 
 
 class EntrantSchema(Schema):
@@ -190,5 +212,5 @@ class TournamentGamesQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
-    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^\d{1,9}$"))
+    limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=200))
+    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^[0-9]{1,9}$"))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import redis
 import requests
 
+from bootstrap import build
 from tests.e2e.test_http import TIMEOUT, act, create_toy, sse_events
 
 
@@ -88,3 +90,39 @@ def test_a_player_ticket_needs_real_seats(base_url: str) -> None:
     r = requests.post(f"{base_url}/v1/stream-tickets", json={"seats": []}, timeout=TIMEOUT)
     assert r.status_code == 422 and "seats" in r.json()["errors"]
     assert requests.get(f"{base_url}/v1/stream?ticket=forged", timeout=TIMEOUT).status_code == 401
+
+
+def test_a_ticket_follows_its_own_seat_in_a_held_duplicate_game(base_url: str, redis_client: redis.Redis) -> None:
+    """A duplicate round's game is held (unsealed, closed to all but its seats) while the round's deal is
+    still in play; its seats' tickets open their own streams exactly as their tokens do (issue 19)."""
+    entrants = [{"name": n} for n in ("ann", "bob", "cid", "dee")]
+    settings = {"game": "san-ban", "options": {"mode": "gamer"}, "entrants": entrants, "format": "duplicate"}
+    made = requests.post(f"{base_url}/v1/tournaments", json={**settings, "rounds": 1}, timeout=TIMEOUT).json()
+    tid, tokens = made["id"], {e["entrant"]: e["token"] for e in made["entrants"]}
+    organiser = {"Authorization": f"Bearer {made['organiser_token']}"}
+    assert requests.post(f"{base_url}/v1/tournaments/{tid}/start", headers=organiser, timeout=TIMEOUT).ok
+    build(redis_client).tournaments.advance(tid)
+    first, other = requests.get(f"{base_url}/v1/tournaments/{tid}", timeout=TIMEOUT).json()["tables"]
+    game_id = first["game"]
+    seats = [{"Authorization": f"Bearer {tokens[e]}"} for e in first["entrants"]]
+    url = f"{base_url}/v1/games/{game_id}/events/stream"
+    assert requests.get(url, timeout=TIMEOUT).status_code == 403  # held: spectators may not read it
+    outsider = {"Authorization": f"Bearer {tokens[other['entrants'][0]]}"}  # an entrant of the other table
+    tickets = f"{base_url}/v1/games/{game_id}/stream-tickets"
+    assert requests.post(tickets, headers=outsider, timeout=TIMEOUT).status_code == 403
+    version = requests.get(f"{base_url}/v1/games/{game_id}", headers=seats[0], timeout=TIMEOUT).json()["version"]
+    for seat, headers in enumerate(seats):
+        with requests.get(url, headers=headers, stream=True, timeout=TIMEOUT) as stream:
+            assert stream.status_code == 200, stream.text
+            frames = sse_events(stream)
+            by_token = [next(frames) for _ in range(version)]
+        ticket = ticket_for(base_url, game_id, headers)
+        assert ticket["seat"] == seat
+        with requests.get(base_url + ticket["stream"], stream=True, timeout=TIMEOUT) as stream:
+            assert stream.status_code == 200, stream.text
+            frames = sse_events(stream)
+            by_ticket = [next(frames) for _ in range(version)]
+        assert by_ticket == by_token  # the same events, the same private parts
+        private = [f["data"]["data"].get("private", {}) for f in by_ticket]
+        assert any(str(seat) in p for p in private)  # its own hand ...
+        assert all(set(p) == {str(seat)} for p in private if p)  # ... and nobody else's, nor the hidden part
