@@ -48,6 +48,9 @@ about 0.5 ms, gen-1 of 5-9 ms. Measured with a ``gc.callbacks`` probe, two
 single-worker servers, one connection per game: p99 19.2 -> 18.3 ms, longest
 49.7 -> 31.4 ms; two connections per game: p99 26.8 -> 22.6 ms.
 
+Uploaded records (``POST /v1/audits``) are verified in processes of each
+worker's own (``entrypoints/audit_pool.py``), which ``worker_exit`` ends.
+
 Server-sent event streams hold their connection on purpose, for up to
 ``SSE_MAX_SECONDS``; they count against ``worker_connections`` too.
 """
@@ -69,6 +72,7 @@ from gunicorn import util
 from gunicorn.http.wsgi import Response
 
 from entrypoints.api.problems import CLOSE_AFTER, kind_for_status, problem_body
+from entrypoints.audit_pool import close_all as close_audit_pools
 
 
 def write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
@@ -200,6 +204,12 @@ def post_worker_init(worker: object) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def worker_exit(server: object, worker: object) -> None:
+    """A worker's audit verifiers end with it (``entrypoints/audit_pool.py``; they would also see their
+    input close when the worker dies, and exit)."""
+    close_audit_pools()
 
 
 def post_request(worker: object, req: Any, environ: dict[str, Any], resp: Any) -> None:

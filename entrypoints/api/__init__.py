@@ -11,6 +11,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from entrypoints.api import body, cors, limits, problems
 from entrypoints.api.fast_json import FastJSONProvider
+from entrypoints.api.schemas import AsciiIntegerConverter
 
 MIB = 1024 * 1024
 
@@ -27,8 +28,13 @@ DEFAULTS = {
     "MAX_BODY_BYTES": 2 * MIB,  # KIFU_MAX_BODY_BYTES: any request's body but an uploaded record's (else 413)
     "MAX_RECORD_BYTES": 16 * MIB,  # KIFU_MAX_RECORD_BYTES: POST /v1/audits's body (else 413)
     "BODY_READ_SECONDS": 10,  # KIFU_BODY_READ_SECONDS: a body must be in within this (else 408)
+    # Uploaded records are verified in processes of their own, per API process (entrypoints/audit_pool.py):
+    "AUDIT_PROCESSES": 1,  # KIFU_AUDIT_PROCESSES: verifications at once (each a process, started at first use)
+    "AUDIT_QUEUE": 4,  # KIFU_AUDIT_QUEUE: more waiting for a verifier (past that 503 audits-busy)
+    "AUDIT_SECONDS": 30,  # KIFU_AUDIT_SECONDS: one verification's limit (past it killed, 422 audit-too-long)
     "RATE_LIMITS": None,  # KIFU_RATE_LIMITS: true/false; unset: on, but off in a TESTING app (limits.py)
     "RATE_LIMIT_CREATE": "60/minute",  # KIFU_RATE_LIMIT_CREATE: games + tournaments created per client address
+    "RATE_LIMIT_AUDITS": "20/minute",  # KIFU_RATE_LIMIT_AUDITS: uploaded records audited per client address
     "RATE_LIMIT_ACTIONS": "600/minute",  # KIFU_RATE_LIMIT_ACTIONS: actions per seat
     "RATE_LIMIT_BAD_TOKENS": "60/minute",  # KIFU_RATE_LIMIT_BAD_TOKENS: refused tokens/tickets per client address
     "TRUSTED_PROXIES": 0,
@@ -48,6 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the API app: defaults, then ``KIFU_*`` environment, then ``test_config``."""
     app = KifuApp(__name__)
     app.url_map.merge_slashes = False  # `//` is a 404 problem, not an HTML redirect
+    app.url_map.converters["int"] = AsciiIntegerConverter  # /seats/١/join is no seat 1: a 404
     app.config.from_mapping(DEFAULTS)
     if os.environ.get("REDIS_URL"):
         app.config["REDIS_URL"] = os.environ["REDIS_URL"]

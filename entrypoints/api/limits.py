@@ -7,11 +7,15 @@ per-request bookkeeping cost more than the Redis hit (0.14 ms against 0.12 ms
 an action) and took 20% of the API's throughput under the San Ban load, the
 hit alone about half of that.
 
-Three limits, each a rate string of the ``limits`` library (``60/minute``,
+Four limits, each a rate string of the ``limits`` library (``60/minute``,
 ``10/second;300/hour``: several windows, all enforced):
 
 * ``RATE_LIMIT_CREATE`` (``KIFU_RATE_LIMIT_CREATE``): games and tournaments
   created, per client address, the two counted together;
+* ``RATE_LIMIT_AUDITS`` (``KIFU_RATE_LIMIT_AUDITS``): uploaded records audited
+  (``POST /v1/audits``), per client address, every upload counted, malformed
+  ones too. The largest real record costs a verifier process about a second
+  of CPU (``entrypoints/audit_pool.py``, which also bounds how many run at once);
 * ``RATE_LIMIT_ACTIONS``: actions posted per seat (the game and the seat's
   token; a tournament entrant's token counts per game), refused ones too;
 * ``RATE_LIMIT_BAD_TOKENS``: refused credentials (a token or a stream ticket
@@ -38,7 +42,7 @@ counters; past the limit its answer is replaced by the 429: that request wrote
 nothing (a retry of an action that was done, past the limit, is answered 429
 too, as it was when the counter came first: retry after ``Retry-After`` to get
 its answer). Creations and refused credentials are counted by the ``limits``
-library before the view.
+library before the view (so are audits).
 
 The client address is the connection's (``request.remote_addr``), or, with
 ``KIFU_TRUSTED_PROXIES`` = n, the one n proxies in front saw (werkzeug's
@@ -72,7 +76,7 @@ from service.ports import Quota, QuotaExceeded, Quotas
 
 log = logging.getLogger(__name__)
 View = TypeVar("View", bound=Callable[..., Any])
-CREATE, ACTIONS, BAD_TOKENS = "create", "actions", "bad-tokens"
+CREATE, AUDITS, ACTIONS, BAD_TOKENS = "create", "audits", "actions", "bad-tokens"
 KEY_PREFIX = "kifu"
 # Endpoints that read no credential: a token sent to them is never judged, so never refused.
 NO_CREDENTIALS = frozenset(
@@ -95,6 +99,7 @@ NO_CREDENTIALS = frozenset(
 TOKENS_IN_BODY = "streams.player_ticket"  # its credentials are the seats' tokens in the body
 WHAT = {
     CREATE: "games and tournaments created from this address",
+    AUDITS: "uploaded records audited from this address",
     ACTIONS: "actions of this seat",
     BAD_TOKENS: "refused tokens or tickets from this address",
 }
@@ -103,6 +108,12 @@ WHAT = {
 def creation(view: View) -> View:
     """Mark a view as a creation: limited per client address by ``RATE_LIMIT_CREATE``, with the other creations."""
     view.rate_limit = CREATE  # type: ignore[attr-defined]
+    return view
+
+
+def audit_upload(view: View) -> View:
+    """Mark a view as an uploaded record's audit: limited per client address by ``RATE_LIMIT_AUDITS``."""
+    view.rate_limit = AUDITS  # type: ignore[attr-defined]
     return view
 
 
@@ -216,7 +227,11 @@ def _counted_after(game_id: str, counted: Quotas) -> QuotaExceeded | None:
     return None
 
 
-LIMITED = {CREATE: ("RATE_LIMIT_CREATE", client_address), ACTIONS: ("RATE_LIMIT_ACTIONS", seat)}
+LIMITED = {
+    CREATE: ("RATE_LIMIT_CREATE", client_address),
+    AUDITS: ("RATE_LIMIT_AUDITS", client_address),
+    ACTIONS: ("RATE_LIMIT_ACTIONS", seat),
+}
 
 
 def _limited(view: Callable[..., Any], scope: str) -> Callable[..., ResponseReturnValue]:
@@ -236,7 +251,7 @@ def _limited(view: Callable[..., Any], scope: str) -> Callable[..., ResponseRetu
 
 
 def init_app(app: Flask) -> None:
-    """Limit creations, actions and refused credentials as configured (nothing when limits are off).
+    """Limit creations, audits, actions and refused credentials as configured (nothing when limits are off).
 
     Call it last in the factory: its ``after_request`` hook must run before the others (Flask runs them
     in reverse), so that the request metrics count a refused credential's 429, not its 401.

@@ -59,8 +59,9 @@ KINDS: dict[str, Kind] = {
             "malformed-request",
             400,
             "Malformed request",
-            "The body is not valid JSON (numbers finite, integers within 64 bits, at most 64 levels deep), "
-            "or the request could not be parsed. Fix the request; retrying it unchanged will fail again.",
+            "The body is not strict JSON (UTF-8 without a byte-order mark, no lone surrogate, no repeated key, "
+            "numbers finite, integers within 64 bits, at most 64 levels deep), or the request could not be "
+            "parsed. Nothing was done. Fix the request; retrying it unchanged will fail again.",
         ),
         Kind(
             "unauthorized",
@@ -161,10 +162,20 @@ KINDS: dict[str, Kind] = {
             "This `Idempotency-Key` was used before for a different request. Use a new key for a new request.",
         ),
         Kind(
+            "audit-too-long",
+            422,
+            "Audit took too long",
+            "The uploaded record took longer to verify than the server allows one verification "
+            "(`KIFU_AUDIT_SECONDS`, 30 s by default; the largest real record takes about a second), so it "
+            "was stopped. Retrying it unchanged will most likely fail again: verify it offline "
+            "(`kifu verify RECORD.json`).",
+        ),
+        Kind(
             "rate-limited",
             429,
             "Too many requests",
-            "A rate limit was reached: games and tournaments created per client address, actions per seat, "
+            "A rate limit was reached: games and tournaments created per client address, uploaded records "
+            "audited per client address, actions per seat, "
             "refused tokens and tickets per client address (past it, each further refused one is answered "
             "429 instead of 401), or connections open at once per client address. `Retry-After` says in how "
             "many seconds to try again; nothing was done.",
@@ -180,6 +191,14 @@ KINDS: dict[str, Kind] = {
             503,
             "Service unavailable",
             "The event store is unreachable for a moment; nothing was written. Retry shortly.",
+        ),
+        Kind(
+            "audits-busy",
+            503,
+            "Audits busy",
+            "Every verifier of uploaded records is busy and the queue waiting for them is full (per server "
+            "process: `KIFU_AUDIT_PROCESSES` at once, 1 by default, and `KIFU_AUDIT_QUEUE` waiting, 4). "
+            "Nothing was done. `Retry-After` says in how many seconds to try again.",
         ),
         Kind("http-error", 400, "HTTP error", "An HTTP-level error; `status` and `detail` say which."),
     )

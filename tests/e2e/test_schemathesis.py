@@ -174,6 +174,7 @@ RULE_LEVEL_422 = {
     # a key used before for another request
     "/problems/idempotency-key-reused": {"createGame", "takeAction", "joinSeat", "createTournament"},
     "/problems/invalid-request": {"replayStep", "forfeitGame"},  # beyond the game: a step, a seat
+    "/problems/audit-too-long": {"auditRecord"},  # a record slower to verify than the server allows
 }
 # the fields an `invalid-request` 422 may name where the game's state judges them
 BEYOND_THE_GAME = {"replayStep": {"step", "as"}, "forfeitGame": {"seat"}}

@@ -18,20 +18,15 @@ Time here is waited for on the socket (a receive with a timeout), never slept.
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import requests
 
-from adapters.embedded_redis import EmbeddedRedis, free_port
-from tests.e2e.test_kifu_run import wait_until
+from adapters.embedded_redis import EmbeddedRedis
 from tests.integration.test_limits import read_answer
+from tests.support.kifu_run import kifu_serve_one_worker, wait_until
 
 BODY_SECONDS = 0.5
 MAX_BODY = 10_000
@@ -44,30 +39,15 @@ CREATE = json.dumps({"game": "san-ban", "players": [{"name": "a"}, {"name": "b"}
 @pytest.fixture(scope="module")
 def server(redis_server: EmbeddedRedis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     """``kifu serve`` (one gevent worker) on a free port, with a short body deadline and a small limit."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "REDIS_URL": redis_server.url,
+    settings = {
         "KIFU_BODY_READ_SECONDS": str(BODY_SECONDS),
         "KIFU_MAX_BODY_BYTES": str(MAX_BODY),
         "KIFU_RATE_LIMITS": "false",
         "KIFU_MAX_CONNECTIONS_PER_CLIENT": str(MAX_CONNECTIONS),
     }
-    log = (tmp_path_factory.mktemp("serve") / "serve.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "entrypoints.cli", "serve", "--port", str(port), "--workers", "1"],
-        cwd=Path(__file__).resolve().parents[2],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_until(lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).ok, "kifu serve to answer")
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with kifu_serve_one_worker(redis_server.url, log, **settings) as (_proc, port):
         yield "127.0.0.1", port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 def post_head(path: str, length: int) -> bytes:

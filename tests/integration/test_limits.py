@@ -1,6 +1,6 @@
 """Limits of the API (README, "Limits"): body sizes (413 before reading; a chunked body cut off at the
-limit) and rate limits (429 with ``Retry-After``: creations and refused tokens per client address,
-actions per seat), counted in Redis so that every API process shares them; answers match openapi.yaml.
+limit) and rate limits (429 with ``Retry-After``: creations, uploaded audits and refused tokens per
+client address, actions per seat), counted in Redis so that every API process shares them; answers match openapi.yaml.
 
 Each app here is the real app on the session's real Redis with low limits of its own; the flushed
 Redis (``redis_client``) starts every test with no counts.
@@ -174,6 +174,22 @@ def test_creations_are_limited_per_client_address(
     assert refused.json is not None and "created from this address" in refused.json["detail"]
     assert client.post("/v1/games", json=TOY, environ_base=ANOTHER).status_code == 201  # another client
     assert client.get("/v1/catalog").status_code == 200  # nothing else is limited
+
+
+def test_audits_of_uploaded_records_are_limited_per_client_address(
+    redis_server: EmbeddedRedis, redis_client: redis.Redis, openapi: OpenAPI
+) -> None:
+    client = make_app(redis_server, redis_client, RATE_LIMIT_AUDITS="2/minute").test_client()
+    record = {"events": []}  # the body does not matter: every upload counts, before it is parsed
+    assert client.post("/v1/audits", json=record).status_code == 200
+    assert client.post("/v1/audits", data="{nope", content_type="application/json").status_code == 400
+    refused = client.post("/v1/audits", json=record)
+    assert_rate_limited(refused, within=60)
+    assert refused.json is not None and "audited from this address" in refused.json["detail"]
+    assert_rate_limited(send(client, openapi, "POST", "/v1/audits", json=record), within=60)  # as specified
+    assert client.post("/v1/audits", json=record, environ_base=ANOTHER).status_code == 200  # another client
+    assert client.post("/v1/games", json=TOY).status_code == 201  # a budget of its own
+    assert DEFAULTS["RATE_LIMIT_AUDITS"] == "20/minute"
 
 
 def test_bad_tokens_are_limited_per_client_address(

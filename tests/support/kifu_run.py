@@ -7,7 +7,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,32 @@ def wait_until(condition: Callable[[], Any], what: str, timeout_s: float = 30.0)
             return found
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextmanager
+def kifu_serve_one_worker(
+    redis_url: str, log_path: Path, **settings: str
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``kifu serve`` with one gevent worker on a free port, ``settings`` in its environment, logging to
+    ``log_path``: the process and its port once it answers; stopped on exit."""
+    from adapters.embedded_redis import free_port
+
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, **settings}
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "entrypoints.cli", "serve", "--port", str(port), "--workers", "1"],
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until(lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).ok, "kifu serve to answer")
+        yield proc, port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def child_running(parent: int, word: str) -> int | None:
