@@ -68,7 +68,7 @@ IN_PROGRESS_DETAIL = (
     "so the seed is not published and the deal cannot be re-derived)"
 )
 CURRENT_KEYS = frozenset({"v", "seq", "type", "data", "private_commitments", "at", "prev", "hash"})
-CURRENT_PRIVATE_KEYS = frozenset({"private", "private_salts"})
+CURRENT_PRIVATE_KEYS = frozenset({"private", "private_salts"})  # in a record, ``{}`` while withheld
 OLD_KEYS = frozenset({"seq", "type", "data", "at", "prev", "hash"})
 FORMATS = (RECORD_FORMAT, OLD_RECORD_FORMAT)
 ACTS = (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED, engine.SEAT_JOINED)  # what a player does; the rest follows
@@ -142,7 +142,11 @@ def _check_format(record: Any) -> str:
     if not isinstance(record, Mapping) or not isinstance(record.get("events"), list) or not record["events"]:
         raise Failure("a record is a JSON object with a non-empty list 'events'")
     if record.get("format") not in FORMATS:
-        raise Failure(f"unknown record format {record.get('format')!r}: this verifier reads {' and '.join(FORMATS)}")
+        raise Failure(
+            f"unknown record format {record.get('format')!r}: this verifier reads {' and '.join(FORMATS)}",
+            1,
+            field="format",
+        )
     old = 0
     for pos, env in enumerate(record["events"], start=1):
         current = check_envelope(env, pos)
@@ -152,7 +156,7 @@ def _check_format(record: Any) -> str:
                 raise Failure(f"event {pos} is in format 1 after events in format 2", pos)
         elif record["format"] != RECORD_FORMAT:
             where = f"event {pos}: a format-2 envelope does not belong in a {record['format']} record"
-            raise Failure(where, pos, field="format")
+            raise Failure(where, 1, field="format")  # the field is wrong, and it is bound to event 1
     count = f"{len(record['events'])} events"
     if record["format"] == OLD_RECORD_FORMAT:
         return (
@@ -173,8 +177,8 @@ def check_envelope(env: Any, pos: int) -> bool:
     if not isinstance(env, Mapping):
         raise Failure(f"event {pos} is not an object", pos)
     current = "v" in env
-    required = CURRENT_KEYS if current else OLD_KEYS
-    allowed = required | (CURRENT_PRIVATE_KEYS if current else {"private"})
+    required = CURRENT_KEYS | CURRENT_PRIVATE_KEYS if current else OLD_KEYS
+    allowed = required | (set() if current else {"private"})
     missing, unknown = sorted(required - set(env)), sorted(set(env) - allowed)
     if missing or unknown:
         raise Failure(f"event {pos}: missing key(s) {missing}, unknown key(s) {unknown}", pos)
@@ -246,7 +250,7 @@ def _check_header(record: Mapping[str, Any]) -> str:
 
 
 def check_private_parts(events: Sequence[Mapping[str, Any]], sealed: bool = True) -> str:
-    """Every private part shown is salted with at least 128 bits and matches its commitment.
+    """Every private part shown is salted with 128 bits and matches its commitment.
 
     In a sealed log every committed part must be shown; in one still running a
     part may be withheld (the record of a game in progress withholds them all).
@@ -256,24 +260,35 @@ def check_private_parts(events: Sequence[Mapping[str, Any]], sealed: bool = True
         if not is_current(env):
             old += 1
             continue
-        commitments, parts, salts = env["private_commitments"], env["private"], env["private_salts"]
-        stray = sorted((set(parts) | set(salts)) - set(commitments))
-        if stray:
-            raise Failure(f"event {pos}: private part(s) {stray} have no commitment", pos)
-        for audience, committed in commitments.items():
-            if not sealed and audience not in parts and audience not in salts:
-                withheld += 1
-                continue
-            if audience not in parts or audience not in salts:
-                raise Failure(f"event {pos}: the private part for {audience!r} or its salt is not in the record", pos)
-            if not strong_salt(salts[audience]):
-                raise Failure(f"event {pos}: the salt of {audience!r} is not 128 bits of hex", pos)
-            if part_commitment(audience, parts[audience], salts[audience]) != committed:
-                raise Failure(f"event {pos}: the private part for {audience!r} does not match its commitment", pos)
-            checked += 1
+        try:
+            shown, kept = _check_parts(env, pos, sealed)
+        except MALFORMED as exc:
+            raise Failure(f"event {pos}: malformed private parts: {exc!r}", pos) from None
+        checked, withheld = checked + shown, withheld + kept
     in_clear = f"; {old} format-1 events hash their private parts in the chain itself" if old else ""
-    kept = f"; {withheld} withheld while the game runs" if withheld else ""
-    return f"{checked} private parts match their commitments{kept}{in_clear}"
+    kept_note = f"; {withheld} withheld while the game runs" if withheld else ""
+    return f"{checked} private parts match their commitments{kept_note}{in_clear}"
+
+
+def _check_parts(env: Mapping[str, Any], pos: int, sealed: bool) -> tuple[int, int]:
+    """One envelope's parts against its commitments: how many were checked, and how many withheld."""
+    commitments, parts, salts = env["private_commitments"], env["private"], env["private_salts"]
+    stray = sorted((set(parts) | set(salts)) - set(commitments))
+    if stray:
+        raise Failure(f"event {pos}: private part(s) {stray} have no commitment", pos)
+    checked = withheld = 0
+    for audience, committed in commitments.items():
+        if not sealed and audience not in parts and audience not in salts:
+            withheld += 1
+            continue
+        if audience not in parts or audience not in salts:
+            raise Failure(f"event {pos}: the private part for {audience!r} or its salt is not in the record", pos)
+        if not strong_salt(salts[audience]):
+            raise Failure(f"event {pos}: the salt of {audience!r} is not 128 bits as 32 lowercase hex digits", pos)
+        if part_commitment(audience, parts[audience], salts[audience]) != committed:
+            raise Failure(f"event {pos}: the private part for {audience!r} does not match its commitment", pos)
+        checked += 1
+    return checked, withheld
 
 
 def _every_part_present(events: Sequence[Mapping[str, Any]]) -> bool:
@@ -338,7 +353,7 @@ def _check_reveal(game_id: Any, data: Mapping[str, Any], committed: Committed, s
         raise Failure(f"event {pos}: seat {seat} revealed a choice it never committed", pos)
     if not strong_salt(shown["salt"]):
         raise Failure(
-            f"event {pos}: seat {seat}'s salt is not 128 bits of hex, "
+            f"event {pos}: seat {seat}'s salt is not 128 bits as 32 lowercase hex digits, "
             "so its commitment could have been opened by guessing",
             pos,
         )
@@ -427,9 +442,13 @@ def _dealt_opening(events: Sequence[Mapping[str, Any]], n_setup: int, seed: str)
 
 
 def _replayed_opening(events: Sequence[Mapping[str, Any]], n_setup: int) -> engine.Table:
-    """The opening as recorded, folded event by event (each one that does not fold is named)."""
+    """The opening as recorded, without the seed: event 1 is a creation the rules allow, exactly as they
+    write it, and the rest are the game's own setup events, folded event by event (each one named)."""
+    _check_creation(events)
     table: engine.Table | None = None
     for pos, env in enumerate(events[:n_setup], start=1):
+        if pos > 1 and env["type"] in engine.TABLE_EVENTS:
+            raise Failure(f"event {pos}: {env['type']} is no part of a game's opening", pos)
         try:
             table = engine.replay([to_event(env)], table)
         except (KifuError, *MALFORMED) as exc:
@@ -437,6 +456,22 @@ def _replayed_opening(events: Sequence[Mapping[str, Any]], n_setup: int) -> engi
     if table is None:
         raise Failure("the record has no opening", 1)
     return table
+
+
+def _check_creation(events: Sequence[Mapping[str, Any]]) -> None:
+    """Event 1 is ``game_created`` exactly as the rules write it for its game, seats, options, deal and
+    tournament, whatever its seed (the deal after it is judged only with the seed)."""
+    created = to_event(events[0])
+    d = created.data
+    if not (isinstance(d.get("seed_hash"), str) and HEX64.fullmatch(d["seed_hash"])):
+        raise Failure("event 1: seed_hash is not 64 lowercase hex digits", 1)
+    try:
+        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
+        deal = created.hidden.get("deal") if HIDDEN in created.private else None
+        again = engine.create(d["game"], d["game_id"], seats, b"", d["options"], deal, d.get("tournament"))[0]
+    except (KifuError, *MALFORMED) as exc:
+        raise Failure(f"event 1 is no creation the rules allow: {exc}", 1) from None
+    _compare([Event(again.type, {**again.data, "seed_hash": d["seed_hash"]}, again.private)], events, 0, "creation")
 
 
 def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[str, Any], pos: int) -> list[Event]:
@@ -451,12 +486,12 @@ def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[
         if ev.type == engine.SEAT_JOINED:
             return engine.join(table, seat, ev.data["name"])
         if ev.type == engine.ACTION_TAKEN:
-            _check_by(table, created, seat, ev.data["action"], by, pos)
+            _check_actor(table, created, seat, ev.data["action"], by, pos)
             return engine.decide(table, seat, ev.data["action"], by=by)
         secret = ev.private_for(seat)
         if "action" not in secret:
             raise Failure(f"event {pos}: the committed choice is not in the record (redacted?)", pos)
-        _check_by(table, created, seat, secret["action"], by, pos)
+        _check_actor(table, created, seat, secret["action"], by, pos)
         return engine.decide(table, seat, secret["action"], salts=secret.get("salts", ()), by=by)
     except KifuError as exc:
         raise Failure(f"event {pos}: the rules refuse the recorded action: {exc}", pos) from None
@@ -464,16 +499,28 @@ def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[
         raise Failure(f"event {pos}: malformed {env.get('type')}: {exc!r}", pos) from None
 
 
-def _check_by(table: engine.Table, created: Mapping[str, Any], seat: int, action: Any, by: Any, pos: int) -> None:
-    """``by`` marks an action its player did not take: ``timeout`` (a human seat of a game with a move
-    timeout, played for it) or ``forfeit`` (a tournament's organiser resigning a seat); nothing else."""
+def _check_actor(table: engine.Table, created: Mapping[str, Any], seat: int, action: Any, by: Any, pos: int) -> None:
+    """Who may have taken a recorded action, by the service's rules (the engine judges only the rules').
+
+    ``by`` marks an action its player did not take: ``timeout`` (a human seat of a game with a move
+    timeout: a random legal action, never a resignation) or ``forfeit`` (a tournament's organiser
+    resigning a seat); nothing else. Without ``by`` the seat's occupant acted: an open seat nobody has
+    joined has nobody to act for it, and a bot never resigns (it plays listed legal actions only).
+    """
+    occupant = table.seats[seat]
+    resigns = same(action, {"type": engine.RESIGN})
     if by is None:
-        return
-    if by == BY_TIMEOUT:
-        if table.options.get("move_timeout_s") is None or table.seats[seat].bot is not None:
+        if occupant.open:
+            raise Failure(f"event {pos}: seat {seat} is open (nobody joined it): only a timeout acts for it", pos)
+        if resigns and occupant.bot is not None:
+            raise Failure(f"event {pos}: bot seat {seat} resigns, which a bot never does", pos)
+    elif by == BY_TIMEOUT:
+        if table.options.get("move_timeout_s") is None or occupant.bot is not None:
             raise Failure(f"event {pos}: by timeout, in a game without a move timeout or for a bot's seat", pos)
+        if resigns:
+            raise Failure(f"event {pos}: by timeout, a resignation: a timeout plays a legal action", pos)
     elif by == BY_FORFEIT:
-        if created.get("tournament") is None or not same(action, {"type": engine.RESIGN}):
+        if created.get("tournament") is None or not resigns:
             raise Failure(f"event {pos}: by forfeit, which is only a resignation in a tournament's game", pos)
     else:
         raise Failure(f"event {pos}: by {_short(by)}: an action is its player's own, or by timeout or forfeit", pos)

@@ -46,6 +46,7 @@ GAME_SEALED = "game_sealed"
 SEAT_JOINED = "seat_joined"
 RESIGN = "resign"
 MAX_MOVE_TIMEOUT_S = 7 * 24 * 3600
+MAX_NAME = 64
 COMMON_OPTIONS: Mapping[str, Option] = {
     "move_timeout_s": Option.whole_number(
         None,
@@ -195,7 +196,15 @@ def start(
     if not game.min_players <= len(seats) <= game.max_players:
         raise InvalidOptions(f"{game.name} needs {player_counts(game)}, got {len(seats)}", ("players",))
     known_bots = bot_levels(game)
+    if [s.seat for s in seats] != list(range(len(seats))):
+        raise InvalidOptions("seats are numbered 0, 1, ... in order", ("players",))
+    if tournament is not None and not _is_link(tournament):
+        raise InvalidOptions('a tournament link is {"id": "t...", "round": n >= 1, "table": n >= 0}', ("tournament",))
     for seat in seats:
+        if seat.open and seat.name is not None:
+            raise InvalidOptions("an open seat has no name until someone joins it", ("players", seat.seat, "name"))
+        if not seat.open:
+            check_name(seat.name, ("players", seat.seat, "name"))
         if seat.bot is not None and seat.bot not in known_bots:
             raise InvalidOptions(
                 f"unknown bot {seat.bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players", seat.seat, "bot")
@@ -422,7 +431,23 @@ def join(table: Table, seat: int, name: str) -> list[Event]:
         raise NoSuchSeat(f"there is no seat {seat} (the game has seats 0-{len(table.seats) - 1})")
     if not table.seats[seat].open:
         raise SeatTaken(f"seat {seat} is not open: it has a player already")
+    check_name(name, ("name",))
     return [Event(SEAT_JOINED, {"seat": seat, "name": name})]
+
+
+def _is_link(link: Mapping[str, Any]) -> bool:
+    """A tournament's game's link to its pairing: exactly an id and a round and table number."""
+    if not isinstance(link, Mapping) or set(link) != {"id", "round", "table"} or not isinstance(link["id"], str):
+        return False
+    numbers = (link["round"], link["table"])
+    return all(type(n) is int for n in numbers) and link["round"] >= 1 and link["table"] >= 0
+
+
+def check_name(name: Any, field: tuple[str | int, ...]) -> None:
+    """A player's name: a string of 1 to ``MAX_NAME`` characters (the API's own limit, so that a record
+    can hold no name the service would not take)."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
+        raise InvalidOptions(f"a player's name is 1-{MAX_NAME} characters", field)
 
 
 def _check_turn(table: Table, seat: int, action: Mapping[str, Any]) -> Pending:

@@ -29,6 +29,7 @@ as the old format; see ``domain.audit``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ OLD_RECORD_FORMAT = "kifu-record/1"
 ENVELOPE_VERSION = 2
 SALT_BYTES = 16  # 128 bits
 MIN_SALT_HEX = 2 * SALT_BYTES
+SALT_HEX = re.compile(f"[0-9a-f]{{{MIN_SALT_HEX}}}")
 
 SaltSource = Callable[[], str]
 
@@ -51,14 +53,12 @@ def part_commitment(audience: str, part: Mapping[str, Any], salt: str) -> str:
 
 
 def strong_salt(salt: Any) -> bool:
-    """True for a salt of at least 128 bits written as lowercase or uppercase hex."""
-    if not isinstance(salt, str) or len(salt) < MIN_SALT_HEX:
-        return False
-    try:
-        int(salt, 16)
-    except ValueError:
-        return False
-    return True
+    """True for a salt as the server draws it: 128 bits written as exactly 32 lowercase hex digits.
+
+    Exactly that form, nothing Python's ``int(s, 16)`` would also read (spaces, ``0x``, ``_``,
+    capitals): a salt has one spelling, so its commitment has one opening.
+    """
+    return isinstance(salt, str) and SALT_HEX.fullmatch(salt) is not None
 
 
 def is_current(env: Mapping[str, Any]) -> bool:

@@ -249,6 +249,8 @@ def _check_membership(events: Sequence[Mapping[str, Any]], records: Sequence[Any
             raise Failure(f"{where}: its game_created names {link!r}, not this pairing")
         if created.get("game") != s.game or not same(created.get("options"), dict(s.options)):
             raise Failure(f"{where}: plays {created.get('game')} with other options than the tournament's")
+        if created.get("fixed_deal") is not (s.format == "duplicate" and s.fixed_deals):
+            raise Failure(f"{where}: fixed_deal is {created.get('fixed_deal')!r}, unlike the event's settings")
         seated = [{"name": x["name"], "bot": x.get("bot")} for x in created.get("seats", [])]
         expected = [{"name": s.entrants[e]["name"], "bot": s.entrants[e]["bot"]} for e in t.entrants]
         if not same(seated, expected):
@@ -420,8 +422,9 @@ def _forfeit_seat(record: Mapping[str, Any]) -> int | None:
 
 def _forfeited(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
     table = before.table_of(data["game"])
-    if table is None or table.forfeited:
-        raise Failure(f"game {data['game']}: not a game of this tournament, or forfeited already", seq)
+    if table is None or table.forfeited or table.finished:
+        # a forfeit is logged before its game's result: by the command, or by the runner's repair with it
+        raise Failure(f"game {data['game']}: not a running game of this tournament, or forfeited already", seq)
     seat = _forfeit_seat(_record(games, table, seq))
     if seat is None or not same(seat, data["seat"]):
         raise Failure(

@@ -158,10 +158,21 @@ def _deals(
     seats = [engine.Seat(i, f"seat {i}") for i in range(size)]
     for i, deal in enumerate(deals):
         try:
-            engine.create(game, "check", seats, bytes(32), options, deal)
+            dealt = [engine.create(game, "check", seats, seed, options, deal)[1:] for seed in DEAL_PROBES]
         except InvalidOptions as exc:
             raise InvalidOptions(f"deal of round {i + 1}: {exc}", ("deals", i)) from None
+        if any(other != dealt[0] for other in dealt[1:]):  # each table has a seed of its own: the deal needs none
+            raise InvalidOptions(
+                f"deal of round {i + 1} leaves part of the opening to chance (a coin?): every table would "
+                "play another one; fix it all (for example who starts)",
+                ("deals", i),
+            )
     return [dict(d) for d in deals]
+
+
+# Seeds a duplicate's fixed deal is dealt from at creation: it must deal the same from each (a coin flip
+# left to chance comes out the same from all 24 once in 2**23).
+DEAL_PROBES = tuple(bytes([n]) * 32 for n in range(24))
 
 
 # ---------------------------------------------------------------- organiser commands

@@ -110,6 +110,23 @@ def test_a_table_dealt_from_another_seed_is_refused_whatever_form_the_commitment
     assert "round 1" in bad["deals"], bad
 
 
+def test_a_game_with_a_fixed_deal_in_an_event_without_fixed_deals_is_refused(seeded_duplicate: Body) -> None:
+    """A forger's own deal (chosen, not drawn) at one table: the event's settings say whose deals are fixed."""
+    forged = copy.deepcopy(seeded_duplicate)
+    forged["games"][0]["events"][0]["data"]["fixed_deal"] = True
+    assert "fixed_deal is True" in failed(forged)["membership"]
+
+
+def test_a_duplicates_fixed_deal_must_leave_nothing_to_chance(client: FlaskClient) -> None:
+    """Each table of a fixed-deal round is created with a seed of its own: a deal whose coin decides who
+    starts would start a different seat at each table, so it is refused at creation."""
+    decks = [[f"sb-{i:03d}" for i in range(1, 6)], [f"sb-{i:03d}" for i in range(6, 11)]]
+    settings = {"game": "san-ban", "entrants": bots(4), "format": "duplicate", "rounds": 1}
+    refused = client.post("/v1/tournaments", json={**settings, "deals": [{"first": "coin", "decks": decks}]})
+    assert refused.status_code == 422 and "to chance" in refused.json["errors"]["deals[0]"][0], refused.json
+    assert client.post("/v1/tournaments", json={**settings, "deals": [{"first": 1, "decks": decks}]}).status_code == 201
+
+
 @pytest.mark.parametrize(
     "change, field",
     [
@@ -167,5 +184,11 @@ def test_a_forfeit_the_runner_repaired_without_its_reason_leaves_a_verifiable_ar
     assert table["forfeit_seat"] == seat and table["forfeit"] is None
     archive = client.get(f"/v1/tournaments/{tid}/record").json
     assert verify_archive(archive)["verified"], verify_archive(archive)
+    late = copy.deepcopy(archive)  # the forfeit logged after its game's result: neither writer does that
+    log = late["tournament"]["events"]
+    at = next(i for i, e in enumerate(log) if e["type"] == "game_forfeited")
+    log[at], log[at + 1] = log[at + 1], log[at]
+    rechain(late)
+    assert "not a running game" in failed(late)["rules"]
     assert client.get(f"/v1/tournaments/{tid}/audit", headers=bearer(made["organiser_token"])).json["verified"]
     assert view["status"] == "finished"

@@ -292,3 +292,108 @@ def test_by_is_a_timeout_in_a_timed_game_or_a_forfeit_in_a_tournament(
     assert report["verified"] is ok, report
     if not ok:
         assert report["first_bad_event"] == 3  # the action that claims it
+
+
+# ---------------------------------------------------------------- what an outside review found next
+
+
+def test_an_envelope_without_its_private_parts_or_salts_fails_at_it_and_never_crashes() -> None:
+    for key in ("private", "private_salts"):
+        for record in (finished_record(), unsealed(finished_record(), 10)):
+            del record["events"][3][key]
+            report = verify_record(record)
+            assert report["verdict"] == "failed" and report["first_bad_event"] == 4, (key, report)
+
+
+@pytest.mark.parametrize("salt", [" " * 31 + "1", "0x" + "0" * 30, "0_" * 16 + "0", "A" * 32, "a" * 34, "a" * 31])
+def test_a_salt_is_exactly_32_lowercase_hex_digits(salt: str) -> None:
+    record = finished_record()
+    dealt = record["events"][1]
+    dealt["private_salts"]["0"] = salt
+    part_commitment_fix(dealt, "0")
+    rechain(record)
+    report = verify_record(record)
+    assert report["verdict"] == "failed" and report["first_bad_event"] == 2
+
+
+def resigned_record(seats: list[Seat], by: str | None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Seat 1 resigns at once (the engine allows it to any seat: who may is the service's rule)."""
+    events = engine.create("toy", "r1", seats, SEED, options)
+    events += engine.decide(engine.replay(events), 1, {"type": "resign"}, by=by)
+    return sealed_record(events, SEED)
+
+
+@pytest.mark.parametrize(
+    "seat_1, by, options",
+    [
+        (Seat(1, "bob"), "timeout", {"move_timeout_s": 60}),  # a timeout plays a legal action, never this
+        (Seat(1, "hal", "random"), None, None),  # a bot never resigns
+        (Seat(1, None, open=True), None, None),  # nobody sits there to resign
+    ],
+)
+def test_a_resignation_nobody_could_have_made_fails_at_it(seat_1: Seat, by: str | None, options: Any) -> None:
+    assert verify_record(resigned_record([Seat(0, "ann"), Seat(1, "bob")], None))["verified"]
+    report = verify_record(resigned_record([Seat(0, "ann"), seat_1], by, options))
+    assert report["verdict"] == "failed" and report["first_bad_event"] == 3, report
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.update(engine_version="99"),
+        lambda d: d.update(rules_version="0"),
+        lambda d: d["options"].update(bogus=1),
+        lambda d: d["options"].update(move_timeout_s=0),
+        lambda d: d.update(fixed_deal="yes"),
+        lambda d: d.update(extra=1),
+        lambda d: d["seats"][1].update(seat=7),
+        lambda d: d["seats"][1].update(bot="grandmaster"),
+        lambda d: d["seats"][1].update(name=""),
+        lambda d: d.update(seats=d["seats"][:1]),
+        lambda d: d.update(seed_hash="xyz"),
+        lambda d: d.update(tournament={"id": "t1", "round": 0, "table": 0}),  # no link (a good one: its archive)
+    ],
+)
+def test_event_1_of_a_game_in_progress_is_checked_without_the_seed(change: Any) -> None:
+    """The server's own audit of a running game sees every part but not the seed: event 1 is still
+    exactly what the rules write for its settings."""
+    record = unsealed(finished_record(), 5)
+    assert verify_record(record)["verdict"] == "in_progress"
+    change(record["events"][0]["data"])
+    rechain(record)
+    record = {"format": record["format"], "events": record["events"]}
+    report = verify_record(record)
+    assert report["verdict"] == "failed" and report["first_bad_event"] == 1, report
+
+
+def test_a_result_in_the_opening_of_a_game_in_progress_fails_at_it() -> None:
+    record = unsealed(finished_record(), 2)
+    ended = copy.deepcopy(finished_record()["events"][-2])
+    assert ended["type"] == "game_ended"
+    ended["seq"] = 3
+    record["events"].append(ended)
+    rechain(record)
+    report = verify_record({"format": record["format"], "events": record["events"]})
+    assert report["verdict"] == "failed" and report["first_bad_event"] == 3
+
+
+@pytest.mark.parametrize("name", [{"x": [1]}, None, 12, "", "x" * 65])
+def test_a_joined_name_the_service_would_not_take_fails_at_the_join(name: Any) -> None:
+    events = engine.create("toy", "j1", [Seat(0, "ann"), Seat(1, None, open=True)], SEED)
+    events += engine.join(engine.replay(events), 1, "bob")
+    events += play_out(events)
+    record = sealed_record(events, SEED)
+    joined = next(e for e in record["events"] if e["type"] == "seat_joined")
+    joined["data"]["name"] = name
+    rechain(record)
+    assert verify_record(record)["first_bad_event"] == joined["seq"]
+
+
+def test_a_wrong_or_missing_format_names_event_1_and_the_field() -> None:
+    from tests.unit.test_audit import old_format
+
+    mixed = old_format(finished_record(), upto=3)
+    mixed["format"] = "kifu-record/1"
+    for record in (mixed, {k: v for k, v in finished_record().items() if k != "format"}):
+        report = verify_record(record)
+        assert report["first_bad_event"] == 1 and report["bad_field"] == "format", report
