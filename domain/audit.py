@@ -420,19 +420,8 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], sealed: bool) -> st
 
 def _dealt_opening(events: Sequence[Mapping[str, Any]], n_setup: int, seed: str) -> engine.Table:
     """The opening dealt again from the seed, compared event by event with the record's."""
-    created = to_event(events[0])
-    d = created.data
     try:
-        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
-        expected, table = engine.start(
-            d["game"],
-            d["game_id"],
-            seats,
-            bytes.fromhex(seed),
-            d["options"],
-            created.hidden.get("deal") if HIDDEN in created.private else None,
-            d.get("tournament"),
-        )
+        expected, table = _start_as_created(to_event(events[0]), bytes.fromhex(seed))
     except (KifuError, *MALFORMED) as exc:
         raise Failure(f"the opening cannot be re-derived: {exc}", 1) from None
     _compare(expected, events, 0, "deal from the seed")
@@ -466,12 +455,19 @@ def _check_creation(events: Sequence[Mapping[str, Any]]) -> None:
     if not (isinstance(d.get("seed_hash"), str) and HEX64.fullmatch(d["seed_hash"])):
         raise Failure("event 1: seed_hash is not 64 lowercase hex digits", 1)
     try:
-        seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
-        deal = created.hidden.get("deal") if HIDDEN in created.private else None
-        again = engine.create(d["game"], d["game_id"], seats, b"", d["options"], deal, d.get("tournament"))[0]
+        again = _start_as_created(created, b"")[0][0]
     except (KifuError, *MALFORMED) as exc:
         raise Failure(f"event 1 is no creation the rules allow: {exc}", 1) from None
     _compare([Event(again.type, {**again.data, "seed_hash": d["seed_hash"]}, again.private)], events, 0, "creation")
+
+
+def _start_as_created(created: Event, seed: bytes) -> tuple[list[Event], engine.Table]:
+    """The opening and table ``engine.start`` gives for the game, seats, options, deal and tournament
+    link that ``game_created`` records, dealt from ``seed``."""
+    d = created.data
+    seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
+    deal = created.hidden.get("deal") if HIDDEN in created.private else None
+    return engine.start(d["game"], d["game_id"], seats, seed, d["options"], deal, d.get("tournament"))
 
 
 def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[str, Any], pos: int) -> list[Event]:

@@ -46,6 +46,7 @@ from typing import Any
 from domain import engine
 from domain.audit import (
     FAILED,
+    HEX64,
     IN_PROGRESS,
     LOWER_HEX,
     VERIFIED,
@@ -53,6 +54,7 @@ from domain.audit import (
     check_chain,
     check_envelope,
     check_private_parts,
+    first_difference,
     run_check,
     verify_record,
 )
@@ -298,8 +300,8 @@ def _started(before: Tournament, data: Mapping[str, Any], games: Records, seq: i
 def _closed(before: Tournament, data: Mapping[str, Any], games: Records, seq: int) -> None:
     if commands.next_step(before) != commands.Step("close"):
         raise Failure(f"round {data['round']} closed while it was not over", seq)
-    duplicate = before.settings.format == "duplicate"
-    if isinstance(data.get("deal"), Mapping) != duplicate or (not duplicate and data.get("deal") is not None):
+    deal = data.get("deal")
+    if not (isinstance(deal, Mapping) if before.settings.format == "duplicate" else deal is None):
         raise Failure(f"round {data['round']}: a revealed deal exactly when the tournament is duplicate", seq)
     _same(ROUND_CLOSED, data, commands.close_round(before, data["deal"])[0].data, seq)
 
@@ -324,11 +326,10 @@ def _reason(data: Mapping[str, Any]) -> str | None:
 
 
 def _same(kind: str, got: Mapping[str, Any], want: Mapping[str, Any], seq: int) -> None:
-    """``got`` is exactly ``want``, types included (``same``)."""
+    """``got`` is exactly ``want``, types included (``same``); else the first field that differs."""
     if not same(got, want):
-        keys = sorted(set(got) | set(want))
-        field = next((k for k in keys if k not in got or k not in want or not same(got[k], want[k])), "?")
-        raise Failure(f"event {seq} ({kind}): {field} is {got.get(field)!r}, the rules give {want.get(field)!r}", seq)
+        where, expected, found = first_difference(want, got)
+        raise Failure(f"event {seq} ({kind}): {where} is {found!r}, the rules give {expected!r}", seq)
 
 
 def _created_again(env: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -366,11 +367,7 @@ def _paired(before: Tournament, data: Mapping[str, Any], seq: int) -> None:
     if s.format != "duplicate":
         if deal is not None:
             raise Failure(f"round {data['round']}: a deal commitment in a tournament that is not duplicate", seq)
-    elif (
-        not isinstance(deal, Mapping)
-        or set(deal) != {COMMITTED_BY[s.fixed_deals]}
-        or not _hex64(deal[COMMITTED_BY[s.fixed_deals]])
-    ):
+    elif not _commitment_of_kind(deal, COMMITTED_BY[s.fixed_deals]):
         kind = "a fixed deal's" if s.fixed_deals else "a seed's"
         raise Failure(
             f"round {data['round']}: the deal commitment must be {kind} (exactly "
@@ -383,8 +380,11 @@ def _paired(before: Tournament, data: Mapping[str, Any], seq: int) -> None:
 COMMITTED_BY = {True: "commitment", False: "seed_hash"}  # a duplicate round's commitment, by fixed_deals
 
 
-def _hex64(value: Any) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+def _commitment_of_kind(deal: Any, key: str) -> bool:
+    """``{key: 64 lowercase hex digits}``, and nothing else."""
+    if not isinstance(deal, Mapping) or set(deal) != {key} or not isinstance(deal[key], str):
+        return False
+    return HEX64.fullmatch(deal[key]) is not None
 
 
 def _ended(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
