@@ -31,6 +31,10 @@ Both record formats verify (``domain.record``): ``kifu-record/2`` and the old
 report's ``format`` check says so). A format-2 record may begin with format-1
 events: a game that was running when its server was upgraded.
 
+The rules re-run are those of the rules version event 1 names (the game's
+``rules_versions``), so a record valid when made verifies for as long as the
+game still plays its version; a version the game does not know fails at event 1.
+
 Every comparison of a recorded value with a derived one is exact, type included
 (``domain.canonical.same``): ``0``, ``0.0`` and ``false`` are three values.
 """
@@ -462,12 +466,18 @@ def _check_creation(events: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _start_as_created(created: Event, seed: bytes) -> tuple[list[Event], engine.Table]:
-    """The opening and table ``engine.start`` gives for the game, seats, options, deal and tournament
-    link that ``game_created`` records, dealt from ``seed``."""
+    """The opening and table ``engine.start`` gives for the game, seats, options, deal, tournament
+    link and rules version that ``game_created`` records, dealt from ``seed``.
+
+    The rules version is the one the game was created under, not today's: a record re-runs under the
+    rules it was played by, for as long as the game still plays them (``engine.rules_versions``); a
+    version the game does not play is refused, naming it.
+    """
     d = created.data
     seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
     deal = created.hidden.get("deal") if HIDDEN in created.private else None
-    return engine.start(d["game"], d["game_id"], seats, seed, d["options"], deal, d.get("tournament"))
+    link = d.get("tournament")
+    return engine.start(d["game"], d["game_id"], seats, seed, d["options"], deal, link, d["rules_version"])
 
 
 def _derive_batch(table: engine.Table, created: Mapping[str, Any], env: Mapping[str, Any], pos: int) -> list[Event]:

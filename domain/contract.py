@@ -3,8 +3,18 @@
 A game is an object (usually the module's single ``RULES`` instance) with:
 
 * ``id``, ``name``, ``rules_version``, ``min_players``, ``max_players``;
+  ``rules_version`` is the version new games are created under (``game_created``
+  records it);
+* ``rules_versions`` (optional): every rules version the game still plays, oldest
+  first, ``rules_version`` last. A game whose rules changed keeps its old versions
+  here, so that a game created under one goes on under it and its record re-runs
+  under it forever (``domain.audit``); without it, a game plays ``rules_version``
+  only (``engine.rules_versions``);
 * ``options``: ``{name: Option}``, the catalogue's allowed values and defaults;
-* ``initial_state(options, n_seats)``: the state before any game event;
+* ``initial_state(options, n_seats)``: the state before any game event; a game
+  that declares ``rules_versions`` is called ``initial_state(options, n_seats,
+  rules_version=...)`` with the version its ``game_created`` names (one of them),
+  and keeps it in its state for the rules that differ between versions;
 * ``setup(options, n_seats, rng, deal) -> list[Event]``: the opening events.
   All randomness of a game is drawn here from ``rng`` (a ``SeededRandom``), so
   the auditor re-derives it from the seed; a ``deal`` replaces the shuffle;

@@ -4,7 +4,9 @@ Every game runs inside a ``Table``. The table handles what is the same for all
 five games, so no game writes it again:
 
 * ``game_created`` opens the log with options, seats, the seed's hash and the
-  rules version; a fixed deal is kept in its hidden part until the end;
+  rules version (the game's newest when created; the game then runs under the
+  version it names, replayed or audited, as long as the game still plays it:
+  ``rules_versions``); a fixed deal is kept in its hidden part until the end;
 * a sequential action is recorded as ``action_taken`` and followed by the
   game's own events;
 * a simultaneous choice is recorded as ``choice_committed``: one SHA-256
@@ -23,13 +25,13 @@ five games, so no game writes it again:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from domain.canonical import canonical_json, sha256_hex
-from domain.contract import Game, Option, Pending, changed, result_from_scores
+from domain.canonical import canonical_json, same, sha256_hex
+from domain.contract import Game, Option, Pending, as_json, changed, result_from_scores
 from domain.errors import GameOver, IllegalAction, InvalidOptions, NoSuchSeat, NotYourTurn, SeatTaken
 from domain.events import HIDDEN, Event
 from domain.registry import get_game
@@ -158,6 +160,33 @@ def bot_levels(game: Game) -> list[str]:
     return ["random", *[level for level in game.bots if level != "random"]]
 
 
+def rules_versions(game: Game) -> tuple[str, ...]:
+    """The rules versions ``game`` still plays, oldest first, the one new games get last (the game's
+    optional ``rules_versions``; else its ``rules_version`` only)."""
+    return tuple(getattr(game, "rules_versions", (game.rules_version,)))
+
+
+def check_rules_version(game: Game, version: Any) -> str:
+    """``version`` if ``game`` still plays it, else ``InvalidOptions`` naming it and the versions played."""
+    known = rules_versions(game)
+    if not isinstance(version, str) or version not in known:
+        played = ", ".join(map(as_json, known))
+        raise InvalidOptions(
+            f"{game.name} has no rules version {as_json(version)}: this server plays {played}", ("rules_version",)
+        )
+    return version
+
+
+def initial_state(game: Game, options: Mapping[str, Any], n_seats: int, rules_version: str) -> Any:
+    """The game's state before any game event, under ``rules_version`` (passed only to a game that
+    declares ``rules_versions``: the others play one version)."""
+    version = check_rules_version(game, rules_version)
+    if hasattr(game, "rules_versions"):
+        versioned: Any = game  # the keyword is outside the ``Game`` protocol: only such a game takes it
+        return versioned.initial_state(options, n_seats, rules_version=version)
+    return game.initial_state(options, n_seats)
+
+
 def normalize_options(game: Game, options: Mapping[str, Any] | None, n_seats: int | None = None) -> dict[str, Any]:
     """Fill defaults and refuse unknown or invalid options (also for ``n_seats`` players), naming them."""
     options = dict(options or {})
@@ -176,10 +205,12 @@ def create(
     options: Mapping[str, Any] | None = None,
     deal: Mapping[str, Any] | None = None,
     tournament: Mapping[str, Any] | None = None,
+    rules_version: str | None = None,
 ) -> list[Event]:
     """The opening events of a new game (``game_created`` then the game's setup); ``tournament``
-    (``{"id", "round", "table"}``) links a tournament's game to the pairing that made it."""
-    return start(kind, game_id, seats, seed, options, deal, tournament)[0]
+    (``{"id", "round", "table"}``) links a tournament's game to the pairing that made it; see ``start``
+    for ``rules_version``."""
+    return start(kind, game_id, seats, seed, options, deal, tournament, rules_version)[0]
 
 
 def start(
@@ -190,9 +221,16 @@ def start(
     options: Mapping[str, Any] | None = None,
     deal: Mapping[str, Any] | None = None,
     tournament: Mapping[str, Any] | None = None,
+    rules_version: str | None = None,
 ) -> tuple[list[Event], Table]:
-    """``create`` plus the table after its events (saves replaying them), as ``step`` is to ``decide``."""
+    """``create`` plus the table after its events (saves replaying them), as ``step`` is to ``decide``.
+
+    A new game is created under the game's ``rules_version``, the newest; ``rules_version`` names
+    another that the game still plays, for the auditor, which starts a recorded game again exactly
+    as its ``game_created`` says (``domain.audit``), and for tests of an older version's games.
+    """
     game = get_game(kind)
+    version = game.rules_version if rules_version is None else check_rules_version(game, rules_version)
     if not game.min_players <= len(seats) <= game.max_players:
         raise InvalidOptions(f"{game.name} needs {player_counts(game)}, got {len(seats)}", ("players",))
     known_bots = bot_levels(game)
@@ -220,7 +258,7 @@ def start(
             "options": opts,
             "seats": [s.to_dict() for s in seats],
             "seed_hash": seed_hash(seed),
-            "rules_version": game.rules_version,
+            "rules_version": version,
             "engine_version": ENGINE_VERSION,
             "fixed_deal": deal is not None,
             **({"tournament": dict(tournament)} if tournament is not None else {}),
@@ -285,7 +323,7 @@ def evolve(table: Table | None, ev: Event) -> Table:
             seats=seats,
             seed_hash=d["seed_hash"],
             rules_version=d["rules_version"],
-            state=game.initial_state(d["options"], len(seats)),
+            state=initial_state(game, d["options"], len(seats), d["rules_version"]),
         )
     version = table.version + 1  # every event counts; each branch makes one copy
     if ev.type == ACTION_TAKEN:
@@ -326,11 +364,33 @@ def legal_actions(table: Table, seat: int) -> list[dict[str, Any]]:
 
 def action_space(table: Table, seat: int) -> dict[str, Any]:
     """Every legal action of ``seat``, as ``GET /actions`` answers them: ``{"actions": [...]}``, plus, in
-    a game with the optional ``action_space``, its compact description of all the others."""
+    a game with the optional ``action_space``, its compact description of all the others.
+
+    Never more than 256 KB as JSON in any position (``tests/unit/test_action_spaces.py``): a game
+    whose actions can be more (Front Line's declarations, San Ban's pick of five) lists a ready-made
+    few and describes the rest, exactly; ``admits`` and ``expand`` read such a description back.
+    """
     if seat not in table.to_act:
         return {"actions": []}
     described = getattr(table.game, "action_space", None)
     return dict(described(table.state, seat)) if described else {"actions": table.game.legal_actions(table.state, seat)}
+
+
+def admits(kind: str, space: Mapping[str, Any], action: Any) -> bool:
+    """Whether ``action`` is legal by ``space``, an ``action_space`` of game ``kind`` (or a ``GET /actions``
+    answer), read as a client would, with no state: one of its ``actions`` (as JSON, so ``true`` is not
+    ``1``), or one that the game's compact description admits (the game's optional ``admits``)."""
+    decoder = getattr(get_game(kind), "admits", None)
+    if decoder is not None and decoder(space, action):
+        return True
+    return any(same(action, listed) for listed in space["actions"])
+
+
+def expand(kind: str, space: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every action ``space`` (as in ``admits``) admits, lazily (there can be millions), each once up to
+    the orders its description says do not matter: the game's optional ``expand``, else its ``actions``."""
+    expander = getattr(get_game(kind), "expand", None)
+    return iter(expander(space)) if expander is not None else (dict(a) for a in space["actions"])
 
 
 def sample_action(table: Table, seat: int, rnd: random.Random) -> dict[str, Any]:

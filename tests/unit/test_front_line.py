@@ -281,6 +281,32 @@ def test_jokers_as_attackers() -> None:
     )
 
 
+def test_each_joker_serves_one_attack_per_turn() -> None:
+    """The rulebook's "A Joker can only be used in 1 attack per round" is read per joker card, as its "A card
+    can only be used in one attack per round" (a round is the attacker's turn there: the 10 of Paper "can
+    not attack both in the same round"); docs/rules/front-line.md, "Rulings and decisions"."""
+    # The sample's one Joker gives "the Joker rules for one attack": not for the attack on water-6 as well.
+    play = sample_after_first_turn()
+    play.refused(
+        1,
+        declare(("rock-2", ["scissors-2", "joker-water", "lizard-k"]), ("water-6", ["rock-9", "joker-water"])),
+        "joker-water is in two attacks: each card joins at most one attack per turn",
+    )
+    # Two jokers: two joker attacks in one turn, beside an ordinary one; the action space offers them too.
+    play = duel(["scissors-4", "rock-6", "paper-9", "joker-rock", "joker-paper"], ["rock-3", "paper-5", "water-2"])
+    targets = {t["target"]: t for t in engine_action_space(play.table, 0)["attack"]["targets"]}
+    assert targets["rock-3"]["jokers"] == targets["paper-5"]["jokers"] == ["joker-rock", "joker-paper"]
+    play.attack(
+        0, ("rock-3", ["scissors-4", "joker-rock"]), ("paper-5", ["rock-6", "joker-paper"]), ("water-2", ["paper-9"])
+    )
+    assert [(a["target"], a["joker"]) for a in play.view()["last_turn"]["attacks"]] == [
+        ("rock-3", True),
+        ("paper-5", True),
+        ("water-2", False),
+    ]
+    assert play.view()["captured"][0] == ["rock-3", "paper-5", "water-2"]
+
+
 def test_jokers_as_targets_defend_at_zero_against_weaker_suits_only() -> None:
     play = duel(["rock-2", "paper-9", "joker-lizard", "scissors-3"], ["joker-water", "rock-4", "lizard-5"])
     decide(play.table, 0, declare(("joker-water", ["rock-2"])))  # water beats rock; 2 > 0

@@ -474,7 +474,7 @@ def test_block_stops_a_sai_swap() -> None:
     play.discard(1)
     play.discard(2)
     assert play.to_act == [3]
-    assert play.legal(3) == [{"type": "sai", "piles": [1, 2]}, {"type": "discard"}]
+    assert play.legal(3) == [{"type": "sai", "piles": [1, 2]}]  # a Sai that can swap is not discarded
     with pytest.raises(IllegalAction, match="sai-16: seat 0 is protected by block-11 of seat 0"):
         play.act(3, {"type": "sai", "piles": [0, 1]})
     with pytest.raises(IllegalAction, match=r"ascending order: \[1, 2\]"):
@@ -514,7 +514,7 @@ def test_shuriken_may_hit_any_seat_its_thrower_included() -> None:
     play.select({0: "fire-5", 1: "water-5", 2: "wood-5", 3: "shuriken-21"})
     for seat in (1, 2, 0):
         play.discard(seat)
-    assert play.legal(3) == [{"type": "shuriken", "target": t} for t in range(4)] + [{"type": "discard"}]
+    assert play.legal(3) == [{"type": "shuriken", "target": t} for t in range(4)]  # and never discarded
     events = play.act(3, {"type": "shuriken", "target": 3})
     assert only(events, "shuriken_thrown") == [{"seat": 3, "card": "shuriken-21", "target": 3}]
     assert play.view(None)["damage"][3] == ["fire-4", "shuriken-21"]
@@ -599,6 +599,52 @@ def test_tonfa_takes_a_top_card_into_hand_then_discards_one() -> None:
     ]
     assert "water-2" in play.state.hands[1] and keep not in play.state.hands[1]
     assert combat(play)[1] == []
+
+
+# ---------------------------------------------------------------- what may be discarded by choice
+
+# Rulebook (000_256ad7c54340be29.txt): "5) You may choose to discard your card." is one of "The rules
+# for playing Attack Cards on Combat piles"; weapons have "special effects that dictate how they are
+# played", and Yoso Kogeki is played "as an Attack card".
+
+
+def weapon_refuses_discard(play: Play, seat: int, weapon: str, action: str) -> None:
+    assert play.to_act == [seat] and play.state.current is not None and play.state.current.card == weapon
+    assert play.legal(seat) and {"type": "discard"} not in play.legal(seat)
+    assert {a["type"] for a in play.legal(seat)} == {action}
+    with pytest.raises(IllegalAction, match=f"{weapon} cannot be discarded: only an attack card or a Yoso Kogeki"):
+        play.discard(seat)
+
+
+def test_a_sai_a_shuriken_and_a_tonfa_do_what_they_say_and_are_never_discarded_by_choice() -> None:
+    sai = base4()
+    sai.select({0: "block-11", 1: "water-5", 2: "fire-6", 3: "sai-16"})
+    sai.discard(1)  # attack cards may be discarded ...
+    sai.discard(2)
+    weapon_refuses_discard(sai, 3, "sai-16", "sai")  # ... a Sai with two piles to swap swaps them
+    shuriken = base4()
+    shuriken.select({0: "fire-5", 1: "water-5", 2: "wood-5", 3: "shuriken-21"})
+    for seat in (1, 2, 0):
+        shuriken.discard(seat)
+    weapon_refuses_discard(shuriken, 3, "shuriken-21", "shuriken")  # someone's damage pile, maybe its own
+    tonfa = block_round()
+    tonfa.play(2, 3)
+    weapon_refuses_discard(tonfa, 1, "tonfa-13", "tonfa")
+    assert tonfa.state.current is not None
+    # The one choice left to a Tonfa: it may discard the very card it took (the top of its own pile here).
+    tonfa.act(1, {"type": "tonfa", "pile": 1, "discard": "water-2"})
+    assert combat(tonfa)[1] == [] and "water-2" in tonfa.view(None)["discards"]
+
+
+def test_an_attack_card_and_a_yoso_kogeki_may_be_discarded_by_choice() -> None:
+    play, _ = yoso_round()
+    assert {"type": "discard"} in play.legal(1)
+    events = play.discard(1)
+    assert only(events, "card_discarded") == [{"seat": 1, "card": "yoso-kogeki-17", "reason": "chosen"}]
+    attack = base4()
+    attack.select({0: "fire-5", 1: "water-5", 2: "wood-5", 3: "water-6"})
+    events = attack.discard(1)
+    assert only(events, "card_discarded") == [{"seat": 1, "card": "water-5", "reason": "chosen"}]
 
 
 # ---------------------------------------------------------------- damage and smoke bombs
@@ -720,6 +766,9 @@ def test_team_block_protects_the_teammate_chosen() -> None:
         play.act(0, {"type": "select", "card": "block-11"})
     with pytest.raises(IllegalAction, match=r"'protect' must be 0 \(you\) or 2 \(your teammate\), not 1"):
         play.act(0, {"type": "select", "card": "block-11", "protect": 1})
+    for not_a_seat_number in (2.0, 0.0, True, False, "2"):  # 2.0 == 2 in Python: it stuck a game (a 500)
+        with pytest.raises(IllegalAction, match=r"'protect' must be 0 \(you\) or 2"):
+            play.act(0, {"type": "select", "card": "block-11", "protect": not_a_seat_number})
     with pytest.raises(IllegalAction, match="'protect' is given only with a Block"):
         play.act(0, {"type": "select", "card": "fire-5", "protect": 0})
     play.select({0: {"type": "select", "card": "block-11", "protect": 2}, 1: "tonfa-13", 2: "fire-6", 3: "shuriken-21"})
@@ -921,3 +970,13 @@ def test_a_resignation_in_team_play_loses_for_the_whole_team() -> None:
     result = game.table.result
     assert result is not None and result["reason"] == "resignation" and result["resigned"] == 1
     assert result["ranks"] == [1, 3, 1, 3] and result["winners"] == [0, 2] and result["teams"] == [[0, 2], [1, 3]]
+
+
+@pytest.mark.parametrize("scoring", ["strength", "cards"])
+def test_the_table_before_the_deal_shows_no_damage_in_either_scoring(scoring: str) -> None:
+    """A replay of step 1 (only ``game_created``): the view scores every seat 0 (with ``cards`` scoring it
+    used to fail on the missing damage piles: a 500 from ``GET /replay?step=1``)."""
+    seats = [Seat(i, n) for i, n in enumerate("abc")]
+    events = create("san-ni-ichi", "g", seats, b"seed", {"scoring": scoring})
+    before_the_deal = replay(events[:1])
+    assert view(before_the_deal, None)["state"]["scores"] == [0, 0, 0]

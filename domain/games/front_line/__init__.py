@@ -39,8 +39,10 @@ Decisions where the rules are silent:
 * A joker target is attacked with the reversed suit rule (its suit must beat the
   attackers'); a joker in that attack does not reverse it back. It defends at 0.
 * "A Joker can only be used in 1 attack per round" (rulebook) is read as for
-  every card: a joker joins at most one attack per turn; with two jokers a
-  player may make two joker attacks in one turn.
+  every card ("A card can only be used in one attack per round"; the rulebook's
+  round is the attacker's turn): a joker joins at most one attack per turn; with
+  two jokers a player may make two joker attacks in one turn. The reasons are in
+  docs/rules/front-line.md, "Rulings and decisions".
 * Targets of one declaration are distinct; attacks and supporting cards may be
   listed in any order; only the first card of each attack (the initiator) is
   special. ``{"type": "attack", "attacks": []}`` is refused (pass instead).

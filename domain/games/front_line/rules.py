@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
 from domain.errors import IllegalAction
 from domain.events import HIDDEN, Event
-from domain.games.front_line import actions
+from domain.games.front_line import actions, decode
 from domain.games.front_line import state as st
 from domain.games.front_line.attacks import check_declaration
 from domain.games.front_line.bots import greedy
@@ -124,6 +124,14 @@ class FrontLine:
     def action_space(self, state: st.State, seat: int) -> dict[str, Any]:
         """Every legal action, compactly and exactly (see ``actions``'s module docstring)."""
         return actions.action_space(state, seat)
+
+    def admits(self, described: Mapping[str, Any], action: Any) -> bool:
+        """Whether ``described``'s ``refill`` or ``attack`` admits ``action`` (``decode.admits``)."""
+        return decode.admits(described, action)
+
+    def expand(self, described: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every action ``described`` admits (``decode.expand``)."""
+        return decode.expand(described)
 
     def sample_action(self, state: st.State, seat: int, rnd: random.Random) -> dict[str, Any]:
         """A random legal action; every legal action has positive probability."""

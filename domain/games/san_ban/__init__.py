@@ -9,7 +9,8 @@ Decisions where the rules are silent:
   ``sb-{12t-11}``..``sb-{12t}``; 20 have an element. Generated once, kept as
   Python data in ``catalogue.py``.
 * Decks hold 5-12 cards (the cap keeps ``legal_actions`` enumerable: gamer
-  mode lists every ordered 5 of the deck, 95,040 for 12 cards). A deck may not
+  mode lists every ordered 5 of the deck, 95,040 for 12 cards; ``GET /actions``
+  describes the pick instead, ``space.py``). A deck may not
   hold one id twice; both decks may hold the same card; an id means one
   definition per game (an inline card with a catalogue id must equal it).
   Inline ids are 1-40 characters. ``element`` may be absent or null.

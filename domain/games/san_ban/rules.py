@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
+from domain.games.san_ban import space
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import N_CELLS, flips
 from domain.games.san_ban.bots import greedy
@@ -217,6 +218,21 @@ class SanBan:
             return [{"type": PLACE, "cell": cell} for cell in empty]
         hand = st.remaining(state, seat)
         return [{"type": PLACE, "cell": cell, "card": c} for cell in empty for c in hand]
+
+    def action_space(self, state: State, seat: int) -> dict[str, Any]:
+        """``GET /actions``: the pick of five described (``space``), every other phase's actions listed."""
+        kind = self._expected_type(state)
+        if kind in (CHOOSE_HAND, SET_ORDER):
+            return space.choose_space(kind, state.decks[seat])
+        return {"actions": self.legal_actions(state, seat)}
+
+    def admits(self, described: Mapping[str, Any], action: Any) -> bool:
+        """Whether ``described``'s compact part (``choose``) admits ``action``: ``space.admits``."""
+        return space.admits(described, action)
+
+    def expand(self, described: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every action ``described`` admits: ``space.expand``."""
+        return space.expand(described)
 
     def sample_action(self, state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
         """A random legal action: the very one ``rnd.choice(self.legal_actions(state, seat))`` picks

@@ -27,13 +27,19 @@ Decisions where the rules are silent:
 * A Block protects its seat (chosen at selection in team play) from the reveal on, so
   also against cards resolving before it: no attack card or Yoso Kogeki goes on it (not
   even its own), no countered pile is moved to it, no Sai swaps its pile.
-* Every resolving card may be discarded (``{"type": "discard"}``), weapons as well as
-  attack cards. A card with no legal use is discarded automatically (event
-  ``card_discarded``, reason ``no_legal_play``): an attack card no pile accepts, a
-  Yoso Kogeki when every other seat is protected, a Sai with fewer than two
-  swappable piles, a Tonfa with no combat pile ("nothing happens"). Such a card goes
-  to the discard pile at once; a Block, Sai or Tonfa that was used lies on the
-  table until the round ends. A Block resolves by itself (``block_resolved``).
+* Only an attack card or a Yoso Kogeki ("played as an Attack card") may be discarded by
+  choice (``{"type": "discard"}``): the rulebook's "You may choose to discard your card"
+  is one of its "rules for playing Attack Cards on Combat piles"; a Sai, Shuriken or
+  Tonfa does what its own text says whenever it can (``moves.DISCARDABLE``; reasons in
+  docs/rules/san-ni-ichi.md, "Discarding by choice"). A card with no legal use is
+  discarded automatically (event ``card_discarded``, reason ``no_legal_play``): an
+  attack card no pile accepts, a Yoso Kogeki when every other seat is protected, a
+  Sai with fewer than two swappable piles, a Tonfa with no combat pile ("nothing
+  happens"). Such a card goes to the discard pile at once; a Block, Sai or Tonfa that
+  was used lies on the table until the round ends. A Block resolves by itself
+  (``block_resolved``). This is rules version 2; games created under version 1 (until
+  2026-11-26) go on, replay and verify under it: every card that asks its owner may be
+  discarded there, weapons included (``State.rules_version``, ``moves.DISCARDABLE``).
 * A counter needs the card to land on an existing own pile: starting an own pile and
   moving it would equal playing the card on that seat directly, so it is not offered.
 * Shuriken may hit any seat, the thrower's own damage pile included (literal "any

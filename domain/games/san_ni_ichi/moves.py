@@ -36,6 +36,17 @@ from domain.games.san_ni_ichi.state import (
 PLAY, DISCARD = "play", "discard"
 ACTION_OF = {ATTACK: PLAY, YOSO: PLAY, SAI: "sai", SHURIKEN: "shuriken", TONFA: "tonfa"}
 DISCARD_ACTION = {"type": DISCARD}
+# The kinds of card that may be discarded by choice, by rules version (``State.rules_version``).
+# "2": "You may choose to discard your card" is one of the rulebook's "rules for playing Attack Cards on
+# Combat piles"; Yoso Kogeki is played "as an Attack card". A Sai, Shuriken or Tonfa does what its own
+# text says whenever it can (docs/rules/san-ni-ichi.md, "Discarding by choice").
+# "1" (games created until 2026-11-26): every card that asks its owner, weapons included.
+DISCARDABLE = {"1": frozenset(ACTION_OF), "2": frozenset({ATTACK, YOSO})}
+
+
+def discardable(state: State, p: Played) -> bool:
+    """Whether the resolving card may be discarded by choice under the state's rules version."""
+    return kind(p.card) in DISCARDABLE[state.rules_version]
 
 
 # ---------------------------------------------------------------- what a card may do
@@ -91,9 +102,10 @@ def uses(state: State, p: Played) -> list[dict[str, Any]]:
 
 
 def attack_actions(state: State, p: Played) -> list[dict[str, Any]]:
-    """The resolving owner's legal actions: every use, then discard (none when automatic)."""
+    """The resolving owner's legal actions: every use, then discard for a card its rules version lets
+    be discarded by choice (``DISCARDABLE``); nothing when the card resolves automatically."""
     found = uses(state, p)
-    return [*found, dict(DISCARD_ACTION)] if found else []
+    return [*found, dict(DISCARD_ACTION)] if found and discardable(state, p) else found
 
 
 def automatic(state: State, p: Played) -> Event | None:
@@ -215,13 +227,18 @@ def check(state: State, p: Played, action: Mapping[str, Any]) -> None:
     """Refuse an action the resolving card may not take, naming the rule."""
     k = kind(p.card)
     kind_of = action.get("type")
+    expected = ACTION_OF.get(k)
     if kind_of == DISCARD:
+        if not discardable(state, p):
+            raise IllegalAction(
+                f"{p.card} cannot be discarded: only an attack card or a Yoso Kogeki may be discarded by choice "
+                f"(a weapon does what it says; rules version {state.rules_version}); the action is {expected!r}"
+            )
         require_fields(action, [])
         return
-    expected = ACTION_OF.get(k)
     if expected is None or kind_of != expected:
-        allowed = f"'{expected}' or 'discard'" if expected else "'discard'"
-        raise IllegalAction(f"{p.card} is resolving: the action is {allowed}, not {kind_of!r}")
+        allowed = " or ".join(repr(t) for t in (expected, DISCARD if discardable(state, p) else None) if t)
+        raise IllegalAction(f"{p.card} is resolving: the action is {allowed or 'none'}, not {kind_of!r}")
     CHECKS[k](state, p, action)
     if dict(action) not in uses(state, p):  # a safety net: the checks above should have said why
         raise IllegalAction(f"{p.card} cannot be used that way now: {dict(action)!r}")

@@ -15,6 +15,7 @@ from domain.games.san_ni_ichi.state import (
     ATTACK_PHASE,
     CARDS_SCORING,
     OVER,
+    RULES_VERSIONS,
     SELECT,
     SMOKE,
     STRENGTH,
@@ -33,7 +34,8 @@ class SanNiIchi:
 
     id = "san-ni-ichi"
     name = "San, Ni, Ichi!"
-    rules_version = "1"
+    rules_versions = RULES_VERSIONS  # "1": every resolving card discardable by choice; "2": the ruling
+    rules_version = RULES_VERSIONS[-1]
     min_players = 3
     max_players = 6
     options: ClassVar[Mapping[str, Option]] = {
@@ -56,13 +58,14 @@ class SanNiIchi:
     }
     bots: ClassVar[Mapping[str, Bot]] = {"greedy": greedy}
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
-        """No cards yet: ``cards_dealt`` brings them."""
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = RULES_VERSIONS[-1]) -> State:
+        """No cards yet: ``cards_dealt`` brings them. ``rules_version``: the one ``game_created`` names."""
         return State(
             n=n_seats,
             deck=options.get("deck", STANDARD),
             teams=bool(options.get("teams", False)),
             scoring=options.get("scoring", STRENGTH),
+            rules_version=rules_version,
         )
 
     def setup(

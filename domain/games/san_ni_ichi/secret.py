@@ -48,7 +48,7 @@ def _check_protect(state: State, seat: int, action: Mapping[str, Any], needed: b
         why = "only in team play" if not state.teams else f"only with {what}"
         raise IllegalAction(f"'protect' is given {why}")
     protect = action.get("protect")
-    if given and (isinstance(protect, bool) or protect not in state.team(seat)):
+    if given and (type(protect) is not int or protect not in state.team(seat)):  # not True, not 1.0
         raise IllegalAction(
             f"'protect' must be {seat} (you) or {state.teammate(seat)} (your teammate), not {protect!r}"
         )

@@ -14,6 +14,10 @@ from domain.games.san_ni_ichi.cards import TORINOKO, kind, points, sort_key
 DEAL, SELECT, ATTACK_PHASE, SMOKE, OVER = "deal", "select", "attack", "smoke", "over"
 DAMAGE, TAKING, BETWEEN = "damage", "taking", "between"
 STRENGTH, CARDS_SCORING = "strength", "cards"
+# The rules versions still played, oldest first; new games get the last. "1": every resolving card
+# may be discarded by choice (until 2026-11-26); "2": only an attack card or a Yoso Kogeki
+# (``moves.DISCARDABLE``; docs/rules/san-ni-ichi.md, "Rules versions").
+RULES_VERSIONS = ("1", "2")
 
 CARDS_DEALT = "cards_dealt"
 ROUND_STARTED = "round_started"
@@ -67,6 +71,7 @@ class State:
     deck: str
     teams: bool
     scoring: str
+    rules_version: str  # the version ``game_created`` names (``RULES_VERSIONS``): what may be discarded
     strengths: int = 0
     phase: str = DEAL
     round: int = 0
@@ -122,9 +127,11 @@ class State:
 
     def totals(self) -> list[int]:
         """Each seat's damage: strengths (weapons: players - 1), or cards with ``cards`` scoring."""
+        if not self.damage:  # before the deal (a replay of step 1): nobody has a damage pile yet
+            return [0] * self.n
         if self.scoring == CARDS_SCORING:
             return [len(d) for d in self.damage]
-        return [sum(points(c, self.n) for c in d) for d in self.damage] if self.damage else [0] * self.n
+        return [sum(points(c, self.n) for c in d) for d in self.damage]
 
     def scores(self) -> list[int]:
         """Seat totals, or each seat's team total in team play."""
