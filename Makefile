@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench lint format clean
+.PHONY: install run test bench lint format clean browser
 
 install: $(STAMP)
 
@@ -19,8 +19,19 @@ $(STAMP): pyproject.toml
 run: install
 	$(BIN)/kifu run
 
-test: install lint
+test: install lint browser
 	$(BIN)/python -m pytest
+
+# The browser tests drive Debian's Chromium (never a downloaded one): installed here when missing (as root),
+# else one line saying how.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)) && command -v chromium >/dev/null; \
+	  else \
+	    echo "make test needs Chromium for its browser tests: run 'sudo apt-get install -y chromium'"; exit 1; \
+	  fi; }
 
 # The code-health gates (also part of `make test`): lint, format, types, layering.
 lint: install

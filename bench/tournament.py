@@ -4,9 +4,10 @@
     python -m bench.tournament --archive archive.json
 
 The first form creates a swiss of greedy and random San Ban bots, starts it,
-waits until the server's workers have played it out, saves the archive
-(``--save``) and times ``verify_archive`` on it; the second only verifies a
-saved archive. Prints figures; asserts nothing.
+follows the tournament's live log until the server's workers have played it out,
+saves the archive (``--save``) and times ``verify_archive`` on it; the second
+only verifies a saved archive. It drives the server through ``kifu.client``.
+Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -16,24 +17,25 @@ import json
 import time
 from typing import Any
 
-import requests
-
 from domain.tournament.archive import verify_archive
+from kifu.client import Client, bot
 
 
 def run(url: str, entrants: int, rounds: int, game: str) -> tuple[dict[str, Any], float]:
-    """Create, start and wait for a bot swiss; its archive and the seconds from start to finish."""
-    people = [{"name": f"bot{i}", "bot": "greedy" if i % 2 else "random"} for i in range(entrants)]
-    body: dict[str, Any] = {"game": game, "entrants": people, "format": "swiss", "rounds": rounds}
-    made = requests.post(f"{url}/v1/tournaments", json=body, timeout=30).json()
-    tid, headers = made["id"], {"Authorization": f"Bearer {made['organiser_token']}"}
+    """Create, start and follow a bot swiss to its end; its archive and the seconds from start to finish."""
+    kifu = Client(url, timeout=300)  # the archive of a large tournament takes a while to build
+    people = [bot(f"bot{i}", "greedy" if i % 2 else "random") for i in range(entrants)]
+    made = kifu.create_tournament(game, people, "swiss", rounds=rounds)
+    tid, organiser = made["id"], made["organiser_token"]
+    assert organiser is not None  # a first creation shows it
     began = time.perf_counter()
-    requests.post(f"{url}/v1/tournaments/{tid}/start", headers=headers, timeout=30).raise_for_status()
-    while (view := requests.get(f"{url}/v1/tournaments/{tid}", timeout=30).json())["status"] != "finished":
-        time.sleep(0.2)  # a benchmark polling a running server, not a test waiting on timing
+    kifu.start_tournament(tid, organiser)
+    for _event in kifu.tournament_stream(tid):  # its log, live, until tournament_finished
+        pass
     took = time.perf_counter() - began
+    view = kifu.tournament(tid)
     print(f"tournament {tid}: {entrants} entrants x {view['round']} rounds of {game} in {took:.1f} s")
-    archive: dict[str, Any] = requests.get(f"{url}/v1/tournaments/{tid}/record", timeout=300).json()
+    archive = dict(kifu.tournament_record(tid))
     return archive, took
 
 

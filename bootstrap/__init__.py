@@ -26,7 +26,7 @@ from projections.snapshots import Snapshots
 from projections.standings import StandingsModel
 from service.games import GameService
 from service.ports import Scheduler
-from service.streams import DEFAULT_TICKET_TTL_S, Streams
+from service.streams import DEFAULT_TICKET_RESUME_S, DEFAULT_TICKET_TTL_S, Streams
 from service.tables import TableLoader
 from service.tournaments import TournamentService
 
@@ -73,6 +73,7 @@ def build(
     partitions: int = DEFAULT_PARTITIONS,
     scheduler: Scheduler | None = None,
     ticket_ttl_s: int = DEFAULT_TICKET_TTL_S,
+    ticket_resume_s: int = DEFAULT_TICKET_RESUME_S,
 ) -> Kifu:
     """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given."""
     store = EventStore(client, partitions)
@@ -82,7 +83,7 @@ def build(
     return Kifu(
         games=games,
         tournaments=TournamentService(store=store, games=games, scheduler=sched),
-        streams=Streams(games, RedisTickets(client), ticket_ttl_s),
+        streams=Streams(games, RedisTickets(client), ticket_ttl_s, ticket_resume_s),
         games_list=GamesList(client),
         standings=StandingsModel(client, store),
         metrics=RequestMetrics(client),

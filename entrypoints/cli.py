@@ -1,5 +1,5 @@
 """The ``kifu`` command: serve, worker, projector, sweeper, run, verify, verify-tournament,
-rebuild-projections, bench."""
+rebuild-projections, bench, play."""
 
 from __future__ import annotations
 
@@ -216,6 +216,27 @@ def bench(which: tuple[str, ...], url: str | None, seconds: float | None, client
     from bench import run_all
 
     run_all(list(which), url, seconds, clients, wrk)
+
+
+@main.command()
+@click.argument("game")
+@click.option("--url", default=lambda: os.environ.get("KIFU", "http://127.0.0.1:8000"), show_default="$KIFU or :8000")
+@click.option("--bot", "levels", multiple=True, default=["greedy"], show_default=True, help="a bot seat (repeat)")
+@click.option("--option", "options", multiple=True, help="a game option as NAME=JSON (e.g. mode='\"standard\"')")
+@click.option("--name", default="you", show_default=True)
+def play(game: str, url: str, levels: tuple[str, ...], options: tuple[str, ...], name: str) -> None:
+    """Play GAME in this terminal against the server's bots (a demo of kifu.client, docs/api.md)."""
+    import json
+
+    from kifu.client import Client
+    from kifu.play import play as play_game
+
+    chosen: dict[str, Any] = {}
+    for option in options:
+        key, _, value = option.partition("=")
+        chosen[key] = json.loads(value)
+    with Client(url) as kifu:
+        play_game(kifu, game, levels, chosen or None, name, say=click.echo)
 
 
 @main.command()

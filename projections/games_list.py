@@ -19,6 +19,7 @@ from adapters.redis_store import text
 
 PREFIX = "kifu:proj"
 ALL_INDEX = f"{PREFIX}:idx:all"
+OPEN_INDEX = f"{PREFIX}:idx:open:true"  # the lobby: running games with a free seat (``?open=true``)
 
 
 def summary_key(game_id: str) -> str:
@@ -45,6 +46,7 @@ def apply_events(
         elif env["type"] == "game_ended":
             member = summary["member"]
             pipe.zrem(index_key("status", "active"), member)
+            pipe.zrem(OPEN_INDEX, member)
             pipe.zadd(index_key("status", "finished"), {member: 0})
             summary["status"] = "finished"
             summary["result"] = json.dumps(env["data"]["result"])
@@ -67,6 +69,7 @@ def _created(pipe: redis.client.Pipeline, game_id: str, env: Mapping[str, Any]) 
         index_key("status", "active"),
         *(index_key("player", n) for n in set(names)),
         *([index_key("tournament", tournament)] if tournament else []),
+        *([OPEN_INDEX] if any(s.get("open") for s in data["seats"]) else []),
     ):
         pipe.zadd(key, {member: 0})
     return {
@@ -88,6 +91,8 @@ def _joined(pipe: redis.client.Pipeline, summary: Mapping[str, str], data: Mappi
         {"seat": s["seat"], "name": data["name"], "bot": None} if s["seat"] == data["seat"] else s
         for s in json.loads(summary["seats"])
     ]
+    if not any(s.get("open") for s in seats):
+        pipe.zrem(OPEN_INDEX, summary["member"])  # the last free seat was taken: out of the lobby
     return json.dumps(seats)
 
 
@@ -105,9 +110,10 @@ class GamesList:
         limit: int = 20,
         cursor: str | None = None,
         tournament: str | None = None,
+        open: bool | None = None,
     ) -> dict[str, Any]:
         """Games matching every given filter, newest first: ``{"items", "next"}``."""
-        return query(self.client, game, status, player, limit, cursor, tournament)
+        return query(self.client, game, status, player, limit, cursor, tournament, open)
 
     def dump(self) -> dict[str, Any]:
         """Every key of the model with its content (to compare live and rebuilt models)."""
@@ -122,11 +128,15 @@ def query(
     limit: int = 20,
     cursor: str | None = None,
     tournament: str | None = None,
+    open: bool | None = None,
 ) -> dict[str, Any]:
-    """Games matching every given filter, newest first: ``{"items", "next"}``."""
-    given = (("tournament", tournament), ("player", player), ("game", game), ("status", status))
-    filters = {k: v for k, v in given if v}
+    """Games matching every given filter, newest first: ``{"items", "next"}``. ``open``: True for the
+    lobby's games (running, with a free seat), False for the others."""
+    given = (("open", "true" if open else None), ("tournament", tournament), ("player", player), ("game", game))
+    filters: dict[str, Any] = {k: v for k, v in (*given, ("status", status)) if v}
     index = index_key(*next(iter(filters.items()))) if filters else ALL_INDEX
+    if open is False:
+        filters["open"] = False  # no index of the games without a free seat: filtered one by one
     items: list[dict[str, Any]] = []
     start = f"({cursor}" if cursor else "-"
     while len(items) < limit:
@@ -144,9 +154,12 @@ def query(
     return {"items": items, "next": None}
 
 
-def _matches(item: Mapping[str, Any], field: str, value: str) -> bool:
+def _matches(item: Mapping[str, Any], field: str, value: Any) -> bool:
     if field == "player":
         return any(s["name"] == value for s in item["seats"])
+    if field == "open":
+        has_a_free_seat = item["status"] == "active" and any(s.get("open") for s in item["seats"])
+        return bool(has_a_free_seat == (value == "true"))
     return bool(item[field] == value)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from entrypoints.api import body, cors, limits, problems
+from entrypoints.api import body, compression, cors, limits, problems
 from entrypoints.api.fast_json import FastJSONProvider
 from entrypoints.api.schemas import AsciiIntegerConverter
 
@@ -21,6 +21,9 @@ DEFAULTS = {
     "SSE_HEARTBEAT_SECONDS": 15,
     "SSE_WAIT_SLICE_SECONDS": 2,  # one blocking read; below the Redis socket timeout (redis-py: 5 s)
     "STREAM_TICKET_SECONDS": 120,  # how long a stream ticket opens streams (KIFU_STREAM_TICKET_SECONDS)
+    # KIFU_STREAM_TICKET_RESUME_SECONDS: how long after its last (re)connection a ticket that opened a stream
+    # may still resume it with Last-Event-ID (docs/api.md, "Stream tickets")
+    "STREAM_TICKET_RESUME_SECONDS": 24 * 3600,
     "CORS_ORIGINS": "",  # KIFU_CORS_ORIGINS: comma-separated origins allowed to call from a browser, or *
     # Limits (README, "Limits"). Bodies: the largest other than a record, a duplicate tournament of 1,024
     # entrants with 200 Front Line deals, is 0.9 MB (1.5 MB indented); the largest record, a 1,000-round
@@ -66,11 +69,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if proxies:  # the client's address is the one the outermost trusted proxy saw
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
     problems.register(app)
+    compression.init_app(app)  # the first after_request hook, so the last to run: gzip the final body
     cors.init_app(app)
     app.before_request(body.read_body)  # first: a body is in (or refused) before anything else runs
-    from entrypoints.api import audits, catalog, games, ops, streams, tournaments
+    from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments
 
-    for module in (catalog, games, streams, tournaments, audits, ops):
+    for module in (catalog, games, streams, tournaments, audits, ops, spec):
         app.register_blueprint(module.bp)
     app.after_request(ops.count_request)
     limits.init_app(app)  # last: it wraps the views the blueprints mark; its 429s are what the metrics count

@@ -31,6 +31,20 @@ Every request's body is read whole before its view runs (``read_body``, a
 
 After either refusal the server closes the connection: the rest of the body
 is never read (``CLOSE_AFTER`` in ``problems.py``).
+
+A body, once read, must have been sent as JSON: ``Content-Type: application/json``
+(``; charset=utf-8`` allowed, no other charset), else 415 before any view, rate
+limit or Redis call runs (``require_json_type``). ``text/plain``, forms
+(``application/x-www-form-urlencoded``, ``multipart/form-data``) and no type at
+all are what a page of any site may send without a CORS preflight; refusing them
+means no other site can create a game, take an action or upload a record in a
+visitor's browser unless this server's CORS settings allow that origin. Types
+with a ``+json`` suffix are refused too: no endpoint takes another JSON-based
+type (none uses merge patch), and the spec declares ``application/json`` alone.
+The body is read (within the limits above) before it is judged, so the 415
+reaches the client whole and the connection stays usable. A request without a
+body (``Content-Length: 0`` or none) needs no type: ``POST .../stream-tickets``,
+``start``, ``resume``.
 """
 
 from __future__ import annotations
@@ -44,7 +58,7 @@ import gevent  # type: ignore[import-untyped]
 from flask import current_app, request
 from gevent import monkey
 from marshmallow import ValidationError
-from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge, RequestTimeout, UnsupportedMediaType
 
 from domain import strict_json
 from entrypoints.api.schemas import MAX_SEQ
@@ -53,6 +67,9 @@ MAX_DEPTH = strict_json.MAX_DEPTH
 MAX_IDEMPOTENCY_KEY = 200
 MAX_REASON = 200  # characters of the parser's reason in a 400's detail
 DEADLINE_SPREAD = 2.0  # a body's deadline: BODY_READ_SECONDS times a random factor in [1, this]
+JSON_TYPE = "application/json"  # the one media type a request body may have (else 415)
+JSON_CHARSET = "utf-8"  # the only charset parameter it may carry
+MAX_QUOTED_TYPE = 100  # characters of a refused Content-Type quoted in the 415's detail
 View = TypeVar("View", bound=Callable[..., Any])
 
 
@@ -63,7 +80,8 @@ def takes_record(view: View) -> View:
 
 
 def read_body() -> None:
-    """``before_request``: refuse a body over the limit (413) or too slow to arrive (408); read the rest whole."""
+    """``before_request``: refuse a body over the limit (413) or too slow to arrive (408); read the rest whole,
+    then refuse it unless it was sent as JSON (415)."""
     config = current_app.config
     view = current_app.view_functions.get(request.endpoint or "")
     limit = int(config["MAX_RECORD_BYTES"] if getattr(view, "takes_record", False) else config["MAX_BODY_BYTES"])
@@ -80,6 +98,25 @@ def read_body() -> None:
         # own (dechunked, so finite) stream tells a body of exactly the limit from a longer one
         if length is None and len(data) >= limit and request.environ["wsgi.input"].read(1):
             raise RequestEntityTooLarge(f"the body is over {limit} bytes, the most this request takes")
+    if data:
+        require_json_type()
+
+
+def require_json_type() -> None:
+    """Refuse (415) a request body not sent as ``application/json`` (module docstring: no cross-site bodies)."""
+    sent = request.headers.get("Content-Type", "").strip()
+    if not sent:
+        raise UnsupportedMediaType(f"the body has no Content-Type; send it as Content-Type: {JSON_TYPE}")
+    if request.mimetype != JSON_TYPE:
+        quoted = sent[:MAX_QUOTED_TYPE]
+        raise UnsupportedMediaType(f"the body is sent as {quoted!r}; this API takes only Content-Type: {JSON_TYPE}")
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.lower() != JSON_CHARSET:
+        quoted = charset[:MAX_QUOTED_TYPE]
+        raise UnsupportedMediaType(
+            f"the body's charset is {quoted!r}; JSON bodies are UTF-8: send Content-Type: {JSON_TYPE} "
+            f"(or {JSON_TYPE}; charset={JSON_CHARSET})"
+        )
 
 
 def _deadline(seconds: float) -> contextlib.AbstractContextManager[Any]:

@@ -21,6 +21,7 @@ def kifu() -> Kifu:
             client,
             scheduler=current_app.config.get("SCHEDULER"),
             ticket_ttl_s=int(current_app.config["STREAM_TICKET_SECONDS"]),
+            ticket_resume_s=int(current_app.config["STREAM_TICKET_RESUME_SECONDS"]),
         )
         following = current_app.config["FOLLOW_APPENDS"]
         if following if following is not None else not current_app.testing:

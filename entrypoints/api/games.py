@@ -109,13 +109,15 @@ def events_stream(game_id: str) -> ResponseReturnValue:
     """The live log; a browser authenticates with ``?ticket=`` (``POST .../stream-tickets``), never a token."""
     query = STREAM_QUERY_SCHEMA.load(request.args.to_dict())
     ticket = query["ticket"]
-    # the ticket's seat is the caller, as its token would be: also in a game a tournament holds
-    by_ticket = (lambda: kifu().streams.seat_of(game_id, ticket)) if ticket is not None else None
-    caller = games().identify(game_id, bearer_token(), ticket_seat=by_ticket)
-    viewer = caller.seat
     last_id = whole_number(request.headers.get("Last-Event-ID", ""))
     if last_id is not None and last_id > MAX_SEQ:
         raise ValidationError({"Last-Event-ID": ["must be an event number"]})
+    # the ticket's seat is the caller, as its token would be: also in a game a tournament holds; past its
+    # opening minutes a ticket only resumes the stream it opened (service/streams.py)
+    resuming = "Last-Event-ID" in request.headers  # a reconnect (the header proves nothing: docs/api.md)
+    by_ticket = (lambda: kifu().streams.seat_of(game_id, ticket, resuming)) if ticket is not None else None
+    caller = games().identify(game_id, bearer_token(), ticket_seat=by_ticket)
+    viewer = caller.seat
     after = last_id if last_id is not None else query["after"]
     if after >= caller.head.version and games().log_complete(game_id):
         return "", 204  # nothing will ever come: an EventSource stops reconnecting on 204

@@ -131,7 +131,23 @@ KINDS: dict[str, Kind] = {
             "over the limit is refused before the body is read; a chunked body as soon as it passes it. The "
             "connection is closed.",
         ),
-        Kind("uri-too-long", 414, "URI too long", "The request line is longer than the server accepts."),
+        Kind(
+            "uri-too-long",
+            414,
+            "URI too long",
+            "The request line (method, path and query) is longer than the server accepts: 4,094 bytes "
+            "(gunicorn's `limit_request_line`). It is refused before the app sees it; nothing was done.",
+        ),
+        Kind(
+            "unsupported-media-type",
+            415,
+            "Unsupported media type",
+            "A request with a body must say that the body is JSON: `Content-Type: application/json` (a "
+            "`charset` parameter, if any, must be `utf-8`). Anything else (`text/plain`, a form, no "
+            "`Content-Type` at all, or another `+json` type) is refused before anything is done, so that "
+            "no page of another site can send a body without the browser asking this server first (a CORS "
+            "preflight). Send the same body with `Content-Type: application/json`.",
+        ),
         Kind(
             "invalid-request",
             422,
@@ -181,6 +197,14 @@ KINDS: dict[str, Kind] = {
             "many seconds to try again; nothing was done.",
         ),
         Kind(
+            "request-header-fields-too-large",
+            431,
+            "Request header fields too large",
+            "The request's headers are more than the server accepts: over 100 header fields, or one over "
+            "8,190 bytes (gunicorn's `limit_request_fields` and `limit_request_field_size`). It is refused "
+            "before the app sees it; nothing was done. Send fewer or shorter headers (cookies included).",
+        ),
+        Kind(
             "internal-error",
             500,
             "Internal server error",
@@ -223,7 +247,9 @@ HTTP_KINDS = {
     408: "request-timeout",
     413: "payload-too-large",
     414: "uri-too-long",
+    415: "unsupported-media-type",
     429: "rate-limited",
+    431: "request-header-fields-too-large",
     500: "internal-error",
     503: "service-unavailable",
 }

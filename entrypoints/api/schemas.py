@@ -103,6 +103,15 @@ class ListQuerySchema(Schema):
     tournament = fields.String(load_default=None, metadata={"description": "games of this tournament"})
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=200))
     cursor = fields.String(load_default=None, validate=validate.Regexp(r"^[0-9]{13}:[A-Za-z0-9_-]+$"))
+    open = fields.String(
+        load_default=None,
+        validate=validate.OneOf(["true", "false"]),
+        metadata={"description": "true: the lobby (running games with a free seat); false: the others"},
+    )
+
+    @post_load
+    def _open_as_boolean(self, data: dict[str, Any], **_kw: Any) -> dict[str, Any]:
+        return {**data, "open": None if data["open"] is None else data["open"] == "true"}
 
 
 class EventsQuerySchema(Schema):

@@ -6,10 +6,14 @@ Log streams: each event is ``id: <seq>``, ``event: <type>``, ``data: <event JSON
 ``game_sealed`` event, a tournament's after ``tournament_finished``.
 
 Player stream: on connect, ``event: status`` for every watched seat
-(``{"game", "seat", "version", "turn", "status", "your_turn", "deadline", "result"}``),
-then ``status`` again whenever one of those games moves, with
-``event: your_turn`` when a new turn of the seat begins and ``event: game_over``
-when its game ends (same data). It ends when every watched game is over.
+(``{"game", "seat", "version", "turn", "status", "your_turn", "deadline", "result",
+"open_seats"}``), then ``status`` again whenever one of those games moves, with
+``event: seat_taken`` when someone joins an open seat of the game (with
+``taken``), ``event: your_turn`` when a new turn of the seat begins and
+``event: game_over`` when its game ends (same data). Its ids say what was
+delivered of every seat (``service.streams.encode_seen``): a reconnect with
+``Last-Event-ID`` repeats nothing, and once every watched game is over and told
+the answer is 204. It ends when every watched game is over.
 
 Both end after ``SSE_MAX_SECONDS`` (the client reconnects: ``EventSource``
 does so by itself) and send a comment as a heartbeat when quiet.
@@ -29,7 +33,7 @@ from flask import Response, stream_with_context
 
 from domain.engine import GAME_SEALED
 from service.games import GameService
-from service.streams import Streams
+from service.streams import Seen, Streams, encode_seen
 
 log = logging.getLogger(__name__)
 Poll = Callable[[int], tuple[list[str], bool]]  # wait up to ms -> (frames, the stream is done)
@@ -71,36 +75,50 @@ def log_stream(wait: Wait, after: int, last_type: str, timing: Timing, what: str
                 return frames, True
         return frames, False
 
-    return _response(_pumped([], poll, timing, what))
+    # ``id: <after>`` alone (no event): a client that gets no event before this connection ends still
+    # reconnects with ``Last-Event-ID`` (an EventSource keeps the last id it was sent), which a ticket
+    # past its opening minutes needs to resume (service/streams.py)
+    return _response(_pumped([f"id: {after}\n\n"] if after else [], poll, timing, what))
 
 
-def player_stream(streams: Streams, seats: Sequence[tuple[str, int]], timing: Timing) -> Response:
-    """Turn notifications for ``seats`` (``[(game id, seat)]``), each game read as its own seat."""
-    known: dict[tuple[str, int], dict[str, Any]] = {}
+def player_stream(
+    streams: Streams, seats: Sequence[tuple[str, int]], delivered: Sequence[Seen | None], timing: Timing
+) -> Response:
+    """Turn notifications for ``seats`` (``[(game id, seat)]``), each game read as its own seat, after what
+    an earlier connection ``delivered`` (its ``Last-Event-ID``); 204 once every game is over and told."""
+    seen = list(delivered)
+    now = [streams.seat_status(game_id, seat) for game_id, seat in seats]
+    if all(s is not None and s == Seen.of(status) and s.over for s, status in zip(seen, now)):
+        return Response(status=204)  # nothing will ever come: an EventSource stops reconnecting on 204
 
-    def update(game_id: str, seat: int) -> list[str]:
-        now, before = streams.seat_status(game_id, seat), known.get((game_id, seat))
-        known[(game_id, seat)] = now
-        frames = [_frame("status", now)]
-        if now["your_turn"] and not (before and before["your_turn"] and before["turn"] == now["turn"]):
-            frames.append(_frame("your_turn", now))
-        if now["status"] == "finished" and not (before and before["status"] == "finished"):
-            frames.append(_frame("game_over", now))
-        return frames
+    def told(i: int, status: Mapping[str, Any]) -> list[str]:
+        """The frames of seat ``i`` standing at ``status``; the last one carries the stream's new id."""
+        notices = streams.notices(seen[i], status)
+        seen[i] = Seen.of(status)
+        position = encode_seen(seen)
+        return [
+            _frame(kind, data, position if n == len(notices) - 1 else None) for n, (kind, data) in enumerate(notices)
+        ]
 
-    first = [frame for game_id, seat in seats for frame in update(game_id, seat)]
+    first = [frame for i, status in enumerate(now) for frame in told(i, status)]
 
     def poll(block_ms: int) -> tuple[list[str], bool]:
-        running = {g: st["version"] for (g, _s), st in known.items() if st["status"] == "active"}
+        running = {seats[i][0]: s.version for i, s in enumerate(seen) if s is not None and not s.over}
         if not running:
             return [], True
         moved = streams.changed(running, block_ms)
-        return [frame for game_id, seat in seats if game_id in moved for frame in update(game_id, seat)], False
+        frames = [
+            frame
+            for i, (game_id, seat) in enumerate(seats)
+            if game_id in moved
+            for frame in told(i, streams.seat_status(game_id, seat))
+        ]
+        return frames, False
 
     return _response(_pumped(first, poll, timing, "a player stream"))
 
 
-def _frame(kind: str, data: Mapping[str, Any], event_id: int | None = None) -> str:
+def _frame(kind: str, data: Mapping[str, Any], event_id: int | str | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {json.dumps(data)}\n\n"
 

@@ -9,6 +9,7 @@ from entrypoints.api.body import json_body
 from entrypoints.api.context import kifu
 from entrypoints.api.schemas import PlayerStreamQuerySchema, PlayerTicketSchema
 from entrypoints.api.sse import Timing, player_stream
+from service.streams import decode_seen
 
 bp = Blueprint("streams", __name__, url_prefix="/v1")
 PLAYER_TICKET_SCHEMA = PlayerTicketSchema()
@@ -25,6 +26,11 @@ def player_ticket() -> ResponseReturnValue:
 
 @bp.get("/stream")
 def stream() -> ResponseReturnValue:
+    """Resumed with ``Last-Event-ID`` (what was delivered), which also lets an expired ticket go on."""
     query = PLAYER_STREAM_QUERY_SCHEMA.load(request.args.to_dict())
+    last_id = request.headers.get("Last-Event-ID")
     streams = kifu().streams
-    return player_stream(streams, streams.watched(query["ticket"]), Timing.of(current_app.config))
+    seats = streams.watched(query["ticket"], resuming=last_id is not None)
+    # an id this stream sent resumes it; any other is ignored (the stream starts afresh)
+    delivered = decode_seen(last_id, len(seats)) if last_id is not None else None
+    return player_stream(streams, seats, delivered or [None] * len(seats), Timing.of(current_app.config))

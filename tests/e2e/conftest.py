@@ -29,6 +29,15 @@ def base_url(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator
 
 
 @pytest.fixture
+def short_streams_url(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
+    """The API with tickets that open streams for 1 s and streams that last 1 s (issue 20's streams tests)."""
+    settings = {"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.2}
+    app = create_app({**settings, "SSE_MAX_SECONDS": 1, "STREAM_TICKET_SECONDS": 1})
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
 def bot_server(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
     """The API over HTTP with the real RQ scheduler (jobs run by ``work`` in the test)."""
     app = create_app({"REDIS_URL": redis_server.url})

@@ -132,7 +132,8 @@ def test_under_gevent_a_stuck_or_dead_verifier_is_replaced_and_nobody_waits(
     one killed while idle is replaced before the next record."""
     record = long_record(rounds=3)
     with kifu_serve(redis_server, tmp_path_factory.mktemp("serve"), KIFU_AUDIT_SECONDS="1") as server:
-        first = requests.post(f"http://127.0.0.1:{server.address[1]}/v1/audits", data=record, timeout=30)
+        audits, json_type = f"http://127.0.0.1:{server.address[1]}/v1/audits", {"Content-Type": "application/json"}
+        first = requests.post(audits, data=record, headers=json_type, timeout=30)
         assert first.status_code == 200 and first.json()["verified"] is True
         [stuck] = server.verifiers()
         os.kill(stuck, signal.SIGSTOP)
@@ -149,6 +150,6 @@ def test_under_gevent_a_stuck_or_dead_verifier_is_replaced_and_nobody_waits(
         [fresh] = server.verifiers()
         os.kill(fresh, signal.SIGKILL)
         wait_until(lambda: fresh not in server.verifiers(), "the killed verifier to be reaped")
-        again = requests.post(f"http://127.0.0.1:{server.address[1]}/v1/audits", data=record, timeout=30)
+        again = requests.post(audits, data=record, headers=json_type, timeout=30)
         assert again.status_code == 200 and again.json()["verified"] is True
         assert server.verifiers() and fresh not in server.verifiers()

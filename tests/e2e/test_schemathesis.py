@@ -3,8 +3,9 @@
 The real app is served over real HTTP (``tests.support.http.serving``) on the
 session's real Redis, with ``NoScheduler`` (every seat is human; nothing moves
 behind the tests' backs) and ``SSE_MAX_SECONDS`` = 0.5 so that the stream of a
-running game ends (after the log, and a heartbeat or two). The schema is loaded
-with ``schemathesis.openapi.from_path`` and a config built here (base URL,
+running game ends (after the log, and a heartbeat or two). The schema is
+``openapi.yaml`` with the test-only toy game added to its unions of games
+(``tests.support.spec``), loaded with ``schemathesis.openapi.from_dict`` and a config built here (base URL,
 seed, budgets, checks, dictionaries); no ``schemathesis.toml`` is read. Each
 test runs schemathesis's engine (``schemathesis.engine.from_schema``, what
 ``st run`` runs) and fails on any failed check or error, printing each with
@@ -109,7 +110,6 @@ import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -117,7 +117,6 @@ import pytest
 import redis
 import requests
 import schemathesis
-import yaml
 from hypothesis import strategies as st
 from schemathesis import Case
 from schemathesis.core import NotSet
@@ -131,8 +130,8 @@ from entrypoints.api import create_app
 from service.ports import NoScheduler
 from service.tournaments import TournamentService
 from tests.support.http import serving
+from tests.support.spec import spec_with_toy_game
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 TIMEOUT = 10
 SEED = 20260523
 MAX_EXAMPLES = 360  # generated cases per operation in the fuzzing phase
@@ -205,8 +204,8 @@ def refused_by_the_rules_not_the_schema(ctx: schemathesis.CheckContext, response
 
 @functools.cache
 def _spec() -> dict[str, Any]:
-    spec: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text())
-    return spec
+    """The spec with the test-only toy game in its unions of games (``tests/support/spec.py``)."""
+    return spec_with_toy_game()
 
 
 def body_is_valid(case: Case) -> bool:
@@ -529,7 +528,7 @@ def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 
             "operations": [entry for phase in phases for entry in _operations(live, phase)],
         }
     )
-    schema = schemathesis.openapi.from_path(SPEC_PATH, config=config)
+    schema = schemathesis.openapi.from_dict(spec_with_toy_game(), config=config)
     seats = live.seats
     seats.fixed = coverage_games(live) if "coverage" in phases else {}
     seats.fixed_tournaments = coverage_tournaments(live) if "coverage" in phases else {}

@@ -28,6 +28,7 @@ from adapters.embedded_redis import EmbeddedRedis
 from entrypoints.api import DEFAULTS, create_app
 from service.ports import NoScheduler
 from tests.support.http import serving
+from tests.support.spec import spec_with_toy_game
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 TWO = [{"name": "ann"}, {"name": "bob"}]
@@ -45,7 +46,8 @@ def make_app(redis_server: EmbeddedRedis, client: redis.Redis, **config: Any) ->
 @pytest.fixture(scope="module")
 def openapi() -> OpenAPI:
     config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})
-    return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
+    # the spec with the test-only toy game in its unions of games (tests/support/spec.py)
+    return OpenAPI.from_dict(spec_with_toy_game(), config=config)
 
 
 def send(client: FlaskClient, openapi: OpenAPI, method: str, path: str, **kw: Any) -> TestResponse:

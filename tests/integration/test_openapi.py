@@ -27,6 +27,7 @@ import tests.support.toy_game  # noqa: F401  (registers "toy")
 from adapters.embedded_redis import EmbeddedRedis
 from entrypoints.api import create_app
 from service.ports import NoScheduler
+from tests.support.spec import spec_with_toy_game
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -49,7 +50,8 @@ def openapi() -> OpenAPI:
             "text/event-stream": lambda raw: raw.decode(),
         }
     )
-    return OpenAPI.from_file_path(str(SPEC_PATH), config=config)
+    # the spec with the test-only toy game in its unions of games (tests/support/spec.py)
+    return OpenAPI.from_dict(spec_with_toy_game(), config=config)
 
 
 def make_app(redis_server: EmbeddedRedis, client: redis.Redis) -> Flask:
@@ -257,7 +259,7 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
 
     stream = api.call("get", f"/v1/games/{gid}/events/stream", 200, headers={"Last-Event-ID": "10"})
     frames = stream.get_data(as_text=True)
-    assert frames.startswith("retry: 1000") and "id: 11\n" in frames and "id: 10\n" not in frames
+    assert frames.startswith("retry: 1000") and "id: 11\nevent" in frames and "id: 10\nevent" not in frames
     assert frames.rstrip().split("\n")[-2] == "event: game_sealed"
 
     record = api.call("get", f"/v1/games/{gid}/record", 200).json
@@ -396,8 +398,10 @@ def test_422_rule_violations_explain_the_rule(api: Contract, game: dict[str, Any
     for action in ({"type": "ack"}, {"type": "pick", "n": 9}, {"type": "pick"}):
         r = api.act(gid, token, action, 422)
         assert r.json["detail"] and "errors" not in r.json
+    # a game the catalogue lacks: the spec's union of games refuses it too, the server with its rule
+    chess = api.call("post", "/v1/games", 422, json={"game": "chess", "players": TWO}, request_valid=False)
+    assert chess.json["type"] == "/problems/unknown-game" and chess.json["detail"]
     for body in (
-        {"game": "chess", "players": TWO},
         {"game": "toy", "players": TWO[:1]},
         {"game": "toy", "players": TWO, "options": {"rounds": 7}},
         {"game": "toy", "players": [{"name": "a", "bot": "genius"}, {"name": "b"}]},

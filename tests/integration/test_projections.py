@@ -68,6 +68,32 @@ def test_games_list_filters_newest_first_and_pages(client: FlaskClient) -> None:
     assert client.get("/v1/games?cursor=bogus").status_code == 422
 
 
+def test_the_lobby_lists_running_games_with_a_free_seat_until_it_is_taken(client: FlaskClient) -> None:
+    ids = make_games(client)
+    with freeze_time("2026-01-01T00:00:04Z"):
+        ids["open"], _ = create(client, "toy", [{"name": "ann"}, {"open": True}])
+    with freeze_time("2026-01-01T00:00:05Z"):
+        ids["wide"], _ = create(client, "toy", [{"name": "fay"}, {"open": True}])
+    with freeze_time("2026-01-01T00:00:06Z"):
+        ids["gone"], (gil, *_rest) = create(client, "toy", [{"name": "gil"}, {"open": True}])
+    gil.act({"type": "resign"})  # over before anyone joined: no longer in the lobby
+    projector(client).run_until_idle()
+    lobby = client.get("/v1/games?open=true").json["items"]
+    assert [g["id"] for g in lobby] == [ids["wide"], ids["open"]]  # newest first
+    assert all(g["status"] == "active" and any(s.get("open") for s in g["seats"]) for g in lobby)
+    assert [g["id"] for g in client.get("/v1/games?open=true&player=fay").json["items"]] == [ids["wide"]]
+    assert client.get("/v1/games?open=true&game=san-ban").json["items"] == []
+    taken = client.post(f"/v1/games/{ids['open']}/seats/1/join", json={"name": "hal"})
+    assert taken.status_code == 201, taken.json
+    projector(client).run_until_idle()
+    assert [g["id"] for g in client.get("/v1/games?open=true").json["items"]] == [ids["wide"]]
+    others = [g["id"] for g in client.get("/v1/games?open=false").json["items"]]
+    assert others == [ids["gone"], ids["open"], ids["c"], ids["b"], ids["a"]]
+    assert [g["id"] for g in client.get("/v1/games?open=true&limit=1").json["items"]] == [ids["wide"]]
+    for bad in ("1", "yes", "True", ""):
+        assert client.get(f"/v1/games?open={bad}").status_code == 422
+
+
 def test_rebuild_equals_the_live_projection(client: FlaskClient, redis_client: redis.Redis) -> None:
     make_games(client)
     projector(client, snapshot_every=5).run_until_idle()
