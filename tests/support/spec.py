@@ -81,7 +81,11 @@ def with_toy_game(spec: dict[str, Any]) -> dict[str, Any]:
     schemas["ToyAction"] = {
         "type": "object",
         "required": ["type"],
-        "properties": {"type": {"enum": ["pick", "ack"]}, "n": {"type": "integer"}},
+        # a JSON integer the server can read: a 64-bit one (a larger one is a 400, malformed, by design)
+        "properties": {
+            "type": {"enum": ["pick", "ack"]},
+            "n": {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+        },
         "additionalProperties": False,
     }
     schemas["Action"]["anyOf"].append(ref("ToyAction"))

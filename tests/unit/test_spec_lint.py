@@ -308,3 +308,49 @@ def test_the_problem_types_are_the_servers() -> None:
     table = set(re.findall(r"^\| `(/problems/[a-z-]+)` \| (\d{3}) \|", errors.split("\n## ", 1)[0], re.MULTILINE))
     documented = {(kind.type, str(kind.status)) for kind in KINDS.values() if kind.slug != "http-error"}
     assert table == documented
+
+
+INT64 = 2**63 - 1  # the largest integer a request may carry: a larger one is malformed JSON to the server (400)
+
+
+def unbounded_numbers(spec: Mapping[str, Any]) -> list[str]:
+    """Where a request (a body or a parameter, every ``$ref`` followed) may carry a number with no upper
+    bound in the spec: a client generated from it, or a fuzzer, may send one the server refuses as malformed."""
+    found: list[str] = []
+    followed: set[str] = set()
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{where}/{i}")
+        if not isinstance(node, Mapping):
+            return
+        if isinstance(node.get("$ref"), str):
+            if node["$ref"] not in followed:
+                followed.add(node["$ref"])
+                *_, section, name = node["$ref"].split("/")
+                walk(spec["components"][section][name], node["$ref"])
+            return
+        declared = node.get("type")  # (a map of properties may have one named "type": its value is a schema)
+        kinds = [k for k in (declared if isinstance(declared, list) else [declared]) if isinstance(k, str)]
+        bounded = any(key in node for key in ("maximum", "exclusiveMaximum", "enum", "const"))
+        if {"integer", "number"} & set(kinds) and not (bounded and node.get("maximum", 0) <= INT64):
+            found.append(where)
+        for key, value in node.items():
+            if key not in ("example", "examples", "default"):
+                walk(value, f"{where}/{key}")
+
+    for method, path, operation in operations(spec):
+        walk(operation.get("requestBody"), f"{method} {path} body")
+        for parameter in [*operation.get("parameters", []), *spec["paths"][path].get("parameters", [])]:
+            walk(parameter, f"{method} {path} parameter")
+    return found
+
+
+def test_every_number_a_request_may_carry_is_bounded_within_64_bits() -> None:
+    """Schemathesis found this class twice (a seat number above 2^64, a toy action's ``n``): a request the
+    spec allows, refused as malformed."""
+    assert unbounded_numbers(load_spec()) == []
+    loose = load_spec()
+    del loose["components"]["schemas"]["SeatNumber"]["maximum"]
+    assert unbounded_numbers(loose)  # the check sees it
