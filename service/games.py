@@ -583,17 +583,21 @@ class GameService:
         table, _head = self.tables.load(game_id, head)
         return self.full_view(table, viewer)
 
-    def full_view(self, table: Table, viewer: int | None) -> dict[str, Any]:
-        """``game_view`` with each seat's deadline (the one fact of a view that the log's times decide)."""
-        return {**self.game_view(table, viewer), "deadlines": self.deadlines(table)}
+    def full_view(self, table: Table, viewer: int | None, log: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        """``game_view`` with each seat's deadline (the one fact of a view that the log's times decide);
+        ``log``: the game's envelopes from its first, already read (``deadlines``)."""
+        return {**self.game_view(table, viewer), "deadlines": self.deadlines(table, log)}
 
-    def deadlines(self, table: Table) -> list[str | None]:
-        """Per seat: when its move timeout plays for it (a human seat to act in a timed game), else None."""
+    def deadlines(self, table: Table, log: Sequence[Mapping[str, Any]] = ()) -> list[str | None]:
+        """Per seat: when its move timeout plays for it (a human seat to act in a timed game), else None.
+        The turn's start is read from ``log`` (envelopes from the first) when it holds it, else from the store."""
         timeout = table.options.get("move_timeout_s")
         timed = [s for s in table.to_act if not table.seats[s].bot] if timeout and not table.finished else []
         if not timed or timeout is None:
             return [None] * len(table.seats)
-        started = datetime.fromisoformat(self.store.read(table.game_id, table.turn_version - 1, 1)[0]["at"])
+        known = len(log) >= table.turn_version
+        turn = log[table.turn_version - 1] if known else self.store.read(table.game_id, table.turn_version - 1, 1)[0]
+        started = datetime.fromisoformat(turn["at"])
         due = rfc3339(started + timedelta(seconds=timeout))
         return [due if s in timed else None for s in range(len(table.seats))]
 
@@ -636,20 +640,50 @@ class GameService:
     def replay(self, game_id: str, step: int, as_seat: int | None, viewer: int | None) -> dict[str, Any]:
         """The view after event ``step``, as a spectator, or as ``as_seat`` saw it."""
         table, head = self.tables.load(game_id)
+        self._check_replay(table, head, step, as_seat, viewer, "step")
+        envs = self.store.read(game_id, 0, step)
+        past = engine.replay([to_event(e) for e in envs])
+        return {"step": step, "last": head.version, **self._step_view(past, envs, as_seat, table.sealed)}
+
+    def steps(self, game_id: str, first: int, limit: int, as_seat: int | None, viewer: int | None) -> dict[str, Any]:
+        """``replay`` of steps ``first`` to ``first + limit - 1`` (at most the last), in one pass: the log is
+        read once up to the page's last step and folded event by event, each step's view taken as the
+        fold passes it (O(steps), where a ``replay`` per step would fold the log from the start each time).
+        ``next``: the next page's ``first``, None when this page reaches the last step."""
+        table, head = self.tables.load(game_id)
+        self._check_replay(table, head, first, as_seat, viewer, "from")
+        last = min(head.version, first + limit - 1)
+        envs = self.store.read(game_id, 0, last)
+        past = engine.replay([to_event(e) for e in envs[: first - 1]]) if first > 1 else None
+        items = []
+        for step in range(first, last + 1):
+            past = engine.evolve(past, to_event(envs[step - 1]))
+            items.append({"step": step, **self._step_view(past, envs, as_seat, table.sealed)})
+        return {"first": first, "last": head.version, "items": items, "next": last + 1 if last < head.version else None}
+
+    @staticmethod
+    def _check_replay(table: Table, head: Head, step: int, as_seat: int | None, viewer: int | None, at: str) -> None:
+        """Who may see a replay from ``step`` as ``as_seat`` (docs/api.md "Replays"): a step of the log, a seat of
+        the game, and while the game runs only the caller's own seat (``at``: the step's query parameter)."""
         if not 1 <= step <= head.version:
-            raise InvalidRequest(f"step must be between 1 and {head.version}", ("step",))
+            raise InvalidRequest(f"{at} must be between 1 and {head.version}", (at,))
         if as_seat is not None and not 0 <= as_seat < len(table.seats):
             raise InvalidRequest(f"there is no seat {as_seat}", ("as",))
         if as_seat is not None and not table.sealed and as_seat != viewer:
             raise Forbidden("while the game runs, a replay can only be seen as your own seat")
-        envs = self.store.read(game_id, 0, step)
-        past = engine.replay([to_event(e) for e in envs])
+
+    def _step_view(
+        self, past: Table, envs: Sequence[Mapping[str, Any]], as_seat: int | None, sealed: bool
+    ) -> dict[str, Any]:
+        """One replay step: the event ``past`` ends with (``envs`` holds the log from its first to at least
+        that event) and the view after it, as ``as_seat`` saw it, or the spectator's; everything once the
+        game is ``sealed`` and no seat is named."""
         who = as_seat  # docs/api.md: the spectator view while in progress, unless as=your own seat
-        everything = table.sealed and as_seat is None
-        shown = self.full_view(past, who)
+        everything = sealed and as_seat is None
+        shown = self.full_view(past, who, envs)
         if everything:
             shown["state"] = past.game.view(past.state, None, True)
-        return {"step": step, "last": head.version, "event": public_envelope(envs[-1], who, everything), "view": shown}
+        return {"event": public_envelope(envs[past.version - 1], who, everything), "view": shown}
 
     def record(self, game_id: str) -> dict[str, Any]:
         """The portable record; complete (with private parts, their salts and the seed) once the game is over.

@@ -72,10 +72,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     compression.init_app(app)  # the first after_request hook, so the last to run: gzip the final body
     cors.init_app(app)
     app.before_request(body.read_body)  # first: a body is in (or refused) before anything else runs
+    from entrypoints import web
     from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments
 
     for module in (catalog, games, streams, tournaments, audits, ops, spec):
         app.register_blueprint(module.bp)
+    app.register_blueprint(web.bp)  # the web app's pages and modules (/, /games/<id>, /app/...)
     app.after_request(ops.count_request)
     limits.init_app(app)  # last: it wraps the views the blueprints mark; its 429s are what the metrics count
     return app

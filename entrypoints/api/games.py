@@ -1,4 +1,5 @@
-"""The games resource: create, list, view, act, events (and SSE), replay, record, audit."""
+"""The games resource: create, list, view, act, events (and SSE), replay (a step, or pages of steps), record,
+audit."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from entrypoints.api.schemas import (
     JoinSchema,
     ListQuerySchema,
     ReplayQuerySchema,
+    StepsQuerySchema,
     StreamQuerySchema,
 )
 from entrypoints.api.sse import Timing, event_stream
@@ -31,6 +33,7 @@ JOIN_SCHEMA = JoinSchema()
 EVENTS_QUERY_SCHEMA = EventsQuerySchema()
 LIST_QUERY_SCHEMA = ListQuerySchema()
 REPLAY_QUERY_SCHEMA = ReplayQuerySchema()
+STEPS_QUERY_SCHEMA = StepsQuerySchema()
 STREAM_QUERY_SCHEMA = StreamQuerySchema()
 
 
@@ -135,6 +138,14 @@ def replay(game_id: str) -> ResponseReturnValue:
     viewer = _caller(game_id).seat
     query = REPLAY_QUERY_SCHEMA.load(request.args.to_dict())
     return jsonify(games().replay(game_id, query["step"], query["as_"], viewer))
+
+
+@bp.get("/<game_id>/steps")
+def steps(game_id: str) -> ResponseReturnValue:
+    """Every step's ``replay`` answer from ``from``, a page at a time, computed in one pass over the log."""
+    viewer = _caller(game_id).seat
+    query = STEPS_QUERY_SCHEMA.load(request.args.to_dict())
+    return jsonify(games().steps(game_id, query["from_"], query["limit"], query["as_"], viewer))
 
 
 @bp.get("/<game_id>/record")

@@ -171,6 +171,30 @@ class ReplayQuerySchema(Schema):
     as_ = QueryInteger(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))
 
 
+class StepsQuerySchema(Schema):
+    """A page of replay steps: ``from`` (or the previous page's ``next`` as ``cursor``) and ``limit``."""
+
+    class Meta:
+        unknown = RAISE
+
+    from_ = QueryInteger(data_key="from", load_default=1, validate=validate.Range(min=1, max=MAX_SEQ))
+    cursor = QueryInteger(
+        load_default=None,
+        validate=validate.Range(min=1, max=MAX_SEQ),
+        metadata={"description": "the page's `next`; the same as `from`"},
+    )
+    limit = QueryInteger(load_default=200, validate=validate.Range(min=1, max=1000))
+    as_ = QueryInteger(data_key="as", load_default=None, validate=validate.Range(min=0, max=99))
+
+    @post_load
+    def _cursor_is_from(self, data: dict[str, Any], **_kw: Any) -> dict[str, Any]:
+        """Every list pages with ``cursor`` (docs/api.md); for steps it is the ``from`` of ``next``."""
+        cursor = data.pop("cursor")
+        if cursor is not None:
+            data["from_"] = cursor
+        return data
+
+
 class EntrantSchema(Schema):
     """A tournament entrant: a human by name, or a bot by name and level."""
 

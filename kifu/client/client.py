@@ -39,8 +39,10 @@ from kifu.client.types import (
     LegalActions,
     Player,
     Record,
+    ReplayItem,
     ReplayStep,
     SeatStatus,
+    Steps,
     StreamTicket,
 )
 
@@ -267,6 +269,37 @@ class Client(TournamentCalls):
         params = {"step": step, "as": as_seat}
         path = f"/v1/games/{game_id}/replay"
         return cast(ReplayStep, self.http.json("GET", path, token=token, params=params, idempotent=True))
+
+    def steps(
+        self,
+        game_id: str,
+        from_: int = 1,
+        limit: int = 200,
+        *,
+        as_seat: int | None = None,
+        token: str | None = None,
+    ) -> Steps:
+        """``replay`` of every step from ``from_``, ``limit`` of them (at most 1000) in one answer."""
+        params = {"from": from_, "limit": limit, "as": as_seat}
+        path = f"/v1/games/{game_id}/steps"
+        return cast(Steps, self.http.json("GET", path, token=token, params=params, idempotent=True))
+
+    def iter_steps(
+        self,
+        game_id: str,
+        *,
+        as_seat: int | None = None,
+        token: str | None = None,
+        from_: int = 1,
+        page_size: int = 1000,
+    ) -> Iterator[ReplayItem]:
+        """Every step of the replay from ``from_`` to the game's last step now, page after page."""
+        while True:
+            page = self.steps(game_id, from_, page_size, as_seat=as_seat, token=token)
+            yield from page["items"]
+            if page["next"] is None:
+                return
+            from_ = page["next"]
 
     def record(self, game_id: str, token: str | None = None) -> Record:
         """The portable record (complete once the game is over): ``kifu verify`` checks it offline."""

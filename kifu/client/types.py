@@ -213,6 +213,23 @@ class ReplayStep(TypedDict):
     view: GameView
 
 
+class ReplayItem(TypedDict):
+    """One step of a ``Steps`` page: what ``replay`` answers for that step, without ``last``."""
+
+    step: int
+    event: Event
+    view: GameView
+
+
+class Steps(TypedDict):
+    """A page of replay steps (``Client.steps``); ``next`` is the next page's ``from_`` (None: the last page)."""
+
+    first: int
+    last: int
+    items: list[ReplayItem]
+    next: int | None
+
+
 class Record(TypedDict):
     """The portable record (``kifu verify`` checks it offline); its events carry their private parts."""
 

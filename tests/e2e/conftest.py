@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from playwright.sync_api import Browser
 from rq import Queue, SimpleWorker
 
 import tests.support.toy_game  # noqa: F401
@@ -15,6 +16,7 @@ from adapters.embedded_redis import EmbeddedRedis, free_port
 from adapters.rq_scheduler import QUEUE_NAME
 from entrypoints.api import create_app
 from service.ports import NoScheduler
+from tests.support.browser import chromium
 from tests.support.http import serving
 from tests.support.kifu_run import ready, start_kifu_run, stop_kifu_run, wait_until
 
@@ -24,6 +26,21 @@ def base_url(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator
     app = create_app(
         {"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.2, "SSE_MAX_SECONDS": 30}
     )
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, for one test module (tests/support/browser.py)."""
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def web(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Iterator[str]:
+    """The app (API and web pages) over real HTTP, every seat human (nothing moves behind the test's back)."""
+    app = create_app({"REDIS_URL": redis_server.url, "SCHEDULER": NoScheduler(), "SSE_HEARTBEAT_SECONDS": 0.5})
     with serving(app) as url:
         yield url
 

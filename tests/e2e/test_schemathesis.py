@@ -172,11 +172,11 @@ RULE_LEVEL_422 = {
     "/problems/illegal-action": {"takeAction"},  # an action the rules refuse
     # a key used before for another request
     "/problems/idempotency-key-reused": {"createGame", "takeAction", "joinSeat", "createTournament"},
-    "/problems/invalid-request": {"replayStep", "forfeitGame"},  # beyond the game: a step, a seat
+    "/problems/invalid-request": {"replayStep", "getSteps", "forfeitGame"},  # beyond the game: a step, a seat
     "/problems/audit-too-long": {"auditRecord"},  # a record slower to verify than the server allows
 }
 # the fields an `invalid-request` 422 may name where the game's state judges them
-BEYOND_THE_GAME = {"replayStep": {"step", "as"}, "forfeitGame": {"seat"}}
+BEYOND_THE_GAME = {"replayStep": {"step", "as"}, "getSteps": {"from", "as"}, "forfeitGame": {"seat"}}
 POSITIVE_DATA_STATUSES = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 
@@ -433,6 +433,7 @@ def coverage_games(live: Live) -> dict[str, str]:
         "streamEvents": games["finished"],  # a sealed game's stream ends at once
         "createStreamTicket": games["active"],
         "replayStep": games["finished"],  # `as` any seat
+        "getSteps": games["finished"],  # every step, `as` any seat
         "getRecord": games["finished"],  # the complete record
         "auditGame": games["committed"],  # details withheld while it runs
     }

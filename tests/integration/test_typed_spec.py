@@ -117,6 +117,16 @@ ONLY_TORINOKO_LEFT = {
         ["wood-4", "wood-5", "block-11", "block-12", "tonfa-13", "tonfa-14", "sai-15"],
     ],
 }
+# the rules' example deal for three seats; played "smoky" (a smoke bomb whenever one may be used) it always
+# reaches card_drawn, which random deals reach only now and then
+SMOKY_DEAL = {
+    "weapons": ["block-11", "tonfa-13", "sai-15", "yoso-kogeki-17", "torinoko-19", "shuriken-21"],
+    "hands": [
+        ["fire-1", "fire-2", "fire-3", "fire-4", "fire-5", "water-1", "water-2"],
+        ["water-3", "water-4", "water-5", "wood-1", "wood-2", "wood-3", "wood-4"],
+        ["wood-5", "block-11", "tonfa-13", "sai-15", "yoso-kogeki-17", "torinoko-19", "shuriken-21"],
+    ],
+}
 PASSIVE = ({"type": "discard"}, {"type": "smoke", "use": False}, {"type": "claim", "card": None})  # + decline
 
 
@@ -128,7 +138,8 @@ class Setup:
     players: int
     options: Mapping[str, Any] = field(default_factory=dict)
     deal: Mapping[str, Any] | None = None
-    policy: str = "random"  # how seats choose: at random, "first" legal action, or "passive" (discard, no smoke)
+    policy: str = "random"  # how seats choose: at random, the "first" legal action, "passive" (discard, no smoke),
+    # or "smoky" (a smoke bomb whenever one may be used, else the first)
     resign_after: int | None = None  # a seat resigns after this many actions
     open_seat: bool = False  # the last seat is created open and joined
 
@@ -163,6 +174,7 @@ CONFIGS = [
     Setup("san-ni-ichi", 5, {"deck": "alt-1", "scoring": "cards"}, resign_after=40),
     Setup("san-ni-ichi", 3, deal=ONLY_TORINOKO_LEFT, policy="passive"),
     Setup("san-ni-ichi", 3, {"deck": "alt-2"}, open_seat=True),
+    Setup("san-ni-ichi", 3, deal=SMOKY_DEAL, policy="smoky"),
     Setup("san-ni-ichi", 6, {"teams": True, "scoring": "cards"}, resign_after=20),
     Setup("front-line", 2, {"move_timeout_s": 60}),
     Setup("front-line", 3, {"jokers": True}, resign_after=40),
@@ -375,6 +387,8 @@ def choose(setup: Setup, actions: list[dict[str, Any]], rnd: random.Random) -> d
         return actions[0]
     if setup.policy == "passive":
         return next((a for a in actions if a in PASSIVE), actions[0])
+    if setup.policy == "smoky":
+        return next((a for a in actions if a.get("use") is True), actions[0])
     return rnd.choice(actions)
 
 

@@ -6,29 +6,18 @@ without it fails here with the one line that fixes it, never a skip.
 
 from __future__ import annotations
 
-import shutil
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
-# A closed network: without these Chromium keeps trying to reach Google's services at every start.
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # tests may run as root (CI)
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from bench.browser import CHROMIUM_ARGS, chromium_path
 
-
-def chromium_path() -> str:
-    """Debian's Chromium, or an AssertionError saying how to install it."""
-    found = shutil.which("chromium")
-    assert found, "Chromium is missing: run `sudo apt-get install -y chromium` (or `make test` as root)"
-    return found
+# Where the tests write their screenshots: .run/screenshots (ignored by git), or KIFU_SCREENSHOTS; the set
+# kept in the repository is refreshed with `KIFU_SCREENSHOTS=docs/screenshots make test` (README).
+SCREENSHOTS = Path(os.environ.get("KIFU_SCREENSHOTS") or Path(__file__).resolve().parents[2] / ".run" / "screenshots")
 
 
 @contextmanager
@@ -40,3 +29,16 @@ def chromium() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+class Console:
+    """Every console error (with the URL it names) and uncaught error or rejection of a page."""
+
+    def __init__(self, page: Page) -> None:
+        self.errors: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"{message.text} ({message.location.get('url')})")

@@ -1,0 +1,156 @@
+"""Front Line's table in the browser (issue 21): a fixed-deal game played through the HTTP API, then opened
+at known steps in Chromium; the cards drawn (``data-card``) must be exactly those the replay's view shows,
+face-down ones counted, with the log's sentences and no console error.
+
+The deal: the rulebook's sample game (docs/rules/front-line.md), with jokers, each pile topped up to 34
+cards so that 2 are set aside. ann attacks twice, bob moves up two cards, bob answers with a joker attack
+and a plain one, ann moves up two, then both pass: the game ends by passes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+from playwright.sync_api import Browser, Page
+
+from domain.games.front_line.cards import deck
+from tests.e2e.test_http import TIMEOUT, act
+from tests.support.browser import SCREENSHOTS
+
+WAIT_MS = 30_000  # turns a hang into a failure; nothing waits for it
+ANN = ["lizard-q", "rock-2", "water-6", "scissors-8", "lizard-7", "water-3"]
+BOB = ["paper-7", "lizard-5", "rock-9", "scissors-2", "paper-10", "lizard-k", "joker-water", "scissors-3"]
+SIZE = 34  # 2 x 34 of the 70 cards: 2 set aside
+
+
+def piles() -> list[list[str]]:
+    spare = [c for c in deck("shared", True) if c not in ANN + BOB]
+    ann = ANN + spare[: SIZE - len(ANN)]
+    spare = spare[SIZE - len(ANN) :]
+    return [ann, BOB + spare[: SIZE - len(BOB)]]
+
+
+def attack(*attacks: tuple[str, list[str]]) -> dict[str, Any]:
+    return {"type": "attack", "attacks": [{"target": target, "cards": cards} for target, cards in attacks]}
+
+
+PLAY: list[tuple[int, dict[str, Any]]] = [
+    (0, attack(("paper-7", ["lizard-q"]), ("lizard-5", ["rock-2", "scissors-8"]))),
+    (1, {"type": "refill", "cards": ["scissors-2", "paper-10"]}),
+    (1, attack(("rock-2", ["scissors-2", "joker-water", "lizard-k"]), ("water-6", ["paper-10"]))),
+    (0, {"type": "refill", "cards": ["scissors-8", "lizard-7"]}),
+    (0, {"type": "pass"}),
+    (1, {"type": "pass"}),
+]
+JOKER_ATTACK = 8  # the step of bob's joker attack (``attacked``): ann's refill is due
+
+
+class Watched:
+    """A page with every console error and uncaught error kept."""
+
+    def __init__(self, browser: Browser, width: int, height: int) -> None:
+        self.page: Page = browser.new_page(viewport={"width": width, "height": height})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, url: str) -> Page:
+        self.page.goto(url)
+        self.page.wait_for_selector(".table[data-step] .fl-table", timeout=WAIT_MS)
+        return self.page
+
+    def drawn(self) -> tuple[set[str], int]:
+        ids: list[str] = self.page.eval_on_selector_all(".table [data-card]", "els => els.map(e => e.dataset.card)")
+        return {i for i in ids if i != "hidden"}, ids.count("hidden")
+
+
+def replay(base: str, game_id: str, step: int, as_seat: int | None = None) -> dict[str, Any]:
+    query = f"?step={step}" + ("" if as_seat is None else f"&as={as_seat}")
+    answer = requests.get(f"{base}/v1/games/{game_id}/replay{query}", timeout=TIMEOUT)
+    assert answer.status_code == 200, answer.text
+    view: dict[str, Any] = answer.json()["view"]
+    return view
+
+
+def visible(view: dict[str, Any]) -> tuple[set[str], int]:
+    """The card ids a viewer of ``view`` sees face up, and how many cards lie face down."""
+    state = view["state"]
+    ids = {c for zone in ("front", "reinforcements", "captured") for pile in state[zone] for c in pile}
+    for attack in (state["last_turn"] or {}).get("attacks", []):
+        ids |= {attack["target"], *attack["cards"]}
+    hidden = 0
+    if "draw_piles" in state:
+        ids |= {c for pile in state["draw_piles"] for c in pile}
+    else:
+        hidden += sum(state["draw_sizes"])
+    if "set_aside_cards" in state:
+        ids |= set(state["set_aside_cards"])
+    else:
+        hidden += state["set_aside"]
+    return ids, hidden
+
+
+def check_step(watched: Watched, base: str, game_id: str, step: int, as_seat: int | None = None) -> dict[str, Any]:
+    """Open the step's page and check its cards against the replay's view; answer that view."""
+    suffix = "" if as_seat is None else f"&as={as_seat}"
+    page = watched.open(f"{base}/games/{game_id}?step={step}{suffix}")
+    table = page.locator(".table[data-step]")
+    assert table.get_attribute("data-step") == str(step)
+    assert table.get_attribute("data-as") == ("spectator" if as_seat is None else str(as_seat))
+    view = replay(base, game_id, step, as_seat)
+    assert watched.drawn() == visible(view)
+    return view
+
+
+def test_front_line_table_at_known_steps_shows_exactly_the_visible_cards(base_url: str, browser: Browser) -> None:
+    created = requests.post(
+        f"{base_url}/v1/games",
+        json={
+            "game": "front-line",
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "options": {"jokers": True},
+            "deal": {"piles": piles()},
+        },
+        timeout=TIMEOUT,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    seats = [{"Authorization": f"Bearer {s['token']}"} for s in created.json()["seats"]]
+    for seat, action in PLAY[:3]:
+        assert act(base_url, game_id, seats[seat], action).status_code == 201
+
+    desktop = Watched(browser, 1280, 900)
+    phone = Watched(browser, 375, 812)
+    # while the game runs: the spectator's view in the refill phase, ann's draw pile and the set-aside face down
+    view = check_step(desktop, base_url, game_id, JOKER_ATTACK)
+    assert view["phase"] == "refill" and view["state"]["refill"]["seat"] == 0
+    ids, hidden = desktop.drawn()
+    assert {"joker-water", "rock-2", "water-6", "paper-7", "lizard-5"} <= ids  # the joker attack, both captures
+    assert hidden == 28 + 26 + 2  # ann's draw pile, bob's (he drew 2 when he moved 2 up), the set-aside cards
+    assert desktop.page.locator(".fl-movable").count() == 3  # ann's reinforcements that may move up
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    desktop.page.screenshot(path=str(SCREENSHOTS / "front-line.png"))
+    check_step(phone, base_url, game_id, JOKER_ATTACK)
+    phone.page.screenshot(path=str(SCREENSHOTS / "front-line-phone.png"), full_page=True)
+
+    for seat, action in PLAY[3:]:
+        assert act(base_url, game_id, seats[seat], action).status_code == 201
+    last = requests.get(f"{base_url}/v1/games/{game_id}", timeout=TIMEOUT).json()
+    assert last["status"] == "finished" and last["result"]["reason"] == "passes"
+
+    view = check_step(desktop, base_url, game_id, 2)  # the deal, seen once the game is over: everything
+    ids, hidden = desktop.drawn()
+    assert hidden == 0 and ids == set(piles()[0]) | set(piles()[1]) | set(view["state"]["set_aside_cards"])
+    check_step(desktop, base_url, game_id, 4, as_seat=1)  # bob's view of ann's first attack: piles face down
+    ids, hidden = desktop.drawn()
+    assert {"paper-7", "lizard-5", "lizard-q", "scissors-8"} <= ids and hidden == 28 + 28 + 2
+    log = desktop.page.locator('.log li[data-seq="4"]').inner_text()
+    assert "ann captured 2 cards: Lizard Queen (12) took bob's Paper 7 (7)" in log
+    assert "Rock 2 and Scissors 8 (10) took bob's Lizard 5 (5)" in log
+    refill = desktop.page.locator('.log li[data-seq="6"]').inner_text()
+    assert "bob moved Scissors 2 and Paper 10 up to the front line (chosen)" in refill
+    assert "and drew Water Joker and Scissors 3; 26 left in the draw pile." in refill
+    final = check_step(desktop, base_url, game_id, last["version"], as_seat=0)
+    assert final["phase"] == "over" and desktop.page.locator(".fl-tag-win").count() == 2  # 2 captures each: a tie
+    assert desktop.errors == [] and phone.errors == []
