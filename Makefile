@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 run: install
 	$(BIN)/kifu run
 
+# Two processes (pytest-xdist; each its own redis-server): a test file whose tests must share one machine
+# state (tests/typescript/node_modules) is grouped with xdist_group.
 test: install lint browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # The browser tests drive Debian's Chromium (never a downloaded one): installed here when missing (as root),
 # else one line saying how.

@@ -29,6 +29,8 @@ import yaml
 
 from tests.support.spec import SPEC_PATH, load_spec
 
+pytestmark = pytest.mark.xdist_group("npm")  # one process installs and runs the npm packages (make test: -n 2)
+
 PACKAGE = Path(__file__).resolve().parents[1] / "typescript"
 BIN = PACKAGE / "node_modules" / ".bin"
 STAMP = PACKAGE / "node_modules" / ".kifu-package-lock.sha256"  # the lock file's hash at the last `npm ci`
