@@ -9,6 +9,9 @@ to ``/games/{id}?step=1``:
   (``GET /v1/games/{id}/steps``, pages of 1000);
 * a step: ``--steps`` presses of the right arrow, each timed in the page from the key event until the
   table shows the next ``data-step`` (median and 95th percentile);
+* a step per frame: ``--steps`` presses of the left arrow, one at the start of each animation frame (as a
+  held key): the interval between frames, and the share of steps drawn without missing a frame (an interval
+  under 1.5 frames of 16.7 ms);
 * weight: the bytes of the app's own files (``/app/...``) as sent, and of the API answers the load used.
 
     python -m bench.web_replay
@@ -53,6 +56,28 @@ STEP_TIMER = """async (count) => {
 }"""
 
 
+FRAME_TIMER = """async (count) => {
+  // One right arrow at the start of each animation frame, as a held key would: the interval between two
+  // frames is the step's whole cost (script, style, layout, paint) when it is over a frame, else one frame.
+  const table = document.querySelector('[data-step]');
+  const intervals = [];
+  let last = await new Promise((r) => requestAnimationFrame(r));
+  for (let i = 0; i < count; i++) {
+    const before = Number(table.dataset.step);
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));
+    await new Promise((resolve) => {
+      const seen = new MutationObserver(() => { seen.disconnect(); resolve(); });
+      seen.observe(table, {attributes: true, attributeFilter: ['data-step']});
+      if (Number(table.dataset.step) !== before) { seen.disconnect(); resolve(); }
+    });
+    const now = await new Promise((r) => requestAnimationFrame(r));
+    intervals.push(now - last);
+    last = now;
+  }
+  return intervals;
+}"""
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--events", type=int, default=1000, help="at least this many events in the game")
@@ -76,6 +101,7 @@ def main() -> None:
                 page.wait_for_selector("[data-step='1']", timeout=60_000)
                 loaded = time.perf_counter() - started
                 work, painted = (sorted(t) for t in page.evaluate(STEP_TIMER, min(args.steps, events - 1)))
+                frames = sorted(page.evaluate(FRAME_TIMER, min(args.steps, events - 1)))
                 sizes = page.evaluate(
                     "() => performance.getEntriesByType('resource').map(r => [r.name, r.encodedBodySize])"
                 )
@@ -89,6 +115,12 @@ def main() -> None:
     for what, times in (("the page's work", work), ("until painted", painted)):
         p95 = times[int(len(times) * 0.95) - 1]
         print(f"a step, {what} ({len(times)} right arrows): median {statistics.median(times):.1f} ms, p95 {p95:.1f} ms")
+    on_time = sum(interval < 16.7 * 1.5 for interval in frames) / len(frames)
+    p95 = frames[int(len(frames) * 0.95) - 1]
+    print(
+        f"a step per frame ({len(frames)} left arrows, one at each frame): frame interval median "
+        f"{statistics.median(frames):.1f} ms, p95 {p95:.1f} ms; {on_time:.0%} of steps drawn within one frame"
+    )
     print(f"the app's own files: {app_bytes / 1024:.1f} KB; the API answers of the load: {api_bytes / 1024:.0f} KB")
 
 

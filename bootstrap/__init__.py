@@ -24,6 +24,7 @@ from projections.games_list import GamesList
 from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
 from projections.standings import StandingsModel
+from projections.tournaments_list import TournamentsList
 from service.games import GameService
 from service.ports import Scheduler
 from service.streams import DEFAULT_TICKET_RESUME_S, DEFAULT_TICKET_TTL_S, Streams
@@ -40,6 +41,7 @@ class Kifu:
     streams: Streams
     games_list: GamesList
     standings: StandingsModel
+    tournaments_list: TournamentsList
     metrics: RequestMetrics
     store: EventStore
     client: redis.Redis
@@ -86,6 +88,7 @@ def build(
         streams=Streams(games, RedisTickets(client), ticket_ttl_s, ticket_resume_s),
         games_list=GamesList(client),
         standings=StandingsModel(client, store),
+        tournaments_list=TournamentsList(client),
         metrics=RequestMetrics(client),
         store=store,
         client=client,

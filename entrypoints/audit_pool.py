@@ -14,7 +14,9 @@ cooperatively; the other requests go on meanwhile.
   ``NICE``) so that the API's requests win the CPU, imports the games the API
   process has registered, and answers one record at a time: it parses the raw
   bytes itself with ``domain.strict_json`` (so not even the parse of a 16 MiB
-  body runs in the event loop) and runs ``domain.audit.verify_record``. A pool
+  body runs in the event loop) and runs ``domain.audit.verify_record``, or for
+  a tournament archive (its top-level ``format`` is ``kifu-tournament/1``)
+  ``domain.tournament.archive.verify_archive`` (``verify_upload``). A pool
   starts its first verifier at its first audit, and belongs to the process
   that made it (a forked process makes its own).
 * **The protocol**, over the verifier's stdin and stdout (its fd 1 is pointed
@@ -59,7 +61,7 @@ import threading
 import time
 import traceback
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,7 +157,7 @@ class AuditPool:
         _POOLS.add(self)
 
     def verify(self, body: bytes) -> dict[str, Any]:
-        """``verify_record`` of ``body`` parsed as strict JSON, in a verifier; or ``Busy``, ``TooLong``,
+        """``verify_upload`` of ``body`` parsed as strict JSON, in a verifier; or ``Busy``, ``TooLong``,
         ``Malformed`` or ``Died``."""
         with self._lock:
             if self._closed:
@@ -380,16 +382,26 @@ def _answer(out: Any, tag: bytes, payload: bytes) -> None:
 
 def _verified(body: bytes) -> tuple[bytes, bytes]:
     """One job: the tag and the JSON of its answer."""
-    from domain.audit import verify_record
-
     try:
-        record = strict_json.loads(body)
+        upload = strict_json.loads(body)
     except strict_json.StrictJSONError as exc:
         return MALFORMED, json.dumps({"class": type(exc).__name__, "message": str(exc)}).encode()
     try:
-        return REPORT, json.dumps(verify_record(record)).encode()
+        return REPORT, json.dumps(verify_upload(upload)).encode()
     except Exception:
         return FAILED, traceback.format_exc().encode()
+
+
+def verify_upload(upload: Any) -> dict[str, Any]:
+    """The report on an uploaded document: a tournament archive (top-level ``format`` is
+    ``ARCHIVE_FORMAT``) as ``kifu verify-tournament`` checks it, anything else as a game record (whose
+    own ``format`` check reports whatever is not one)."""
+    from domain.audit import verify_record
+    from domain.tournament.archive import ARCHIVE_FORMAT, verify_archive
+
+    if isinstance(upload, Mapping) and upload.get("format") == ARCHIVE_FORMAT:
+        return verify_archive(upload)
+    return verify_record(upload)
 
 
 def _read_exactly(source: Any, size: int) -> bytes | None:
@@ -400,7 +412,8 @@ def _read_exactly(source: Any, size: int) -> bytes | None:
 def serve(modules: Iterable[str], source: Any, out: Any) -> None:
     """A verifier's life: import, say ``READY``, then answer each job until its input ends."""
     import domain.audit  # before READY: the first record is not kept waiting for imports
-    import domain.games  # noqa: F401  (registers every game)
+    import domain.games  # registers every game
+    import domain.tournament.archive  # noqa: F401  (nor the first archive)
 
     for name in modules:
         try:

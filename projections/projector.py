@@ -1,12 +1,12 @@
 """The projector: reads every partition's feed through a consumer group.
 
 Each feed entry names a game (or a tournament: ids ``t...``) and a range of its
-events; games feed the games list and the snapshots, tournaments their standings. For each batch of
-entries read at once, the projector updates the read models, records its
-checkpoints and XACKs the entries in one MULTI transaction, so a crash between
-them can neither skip nor double-apply an event; a summary also remembers the
-last version it applied, so an entry delivered twice (after a crash, from the
-pending list) is a no-op.
+events; games feed the games list and the snapshots, tournaments their standings and
+the tournaments list. For each batch of entries read at once, the projector updates
+the read models, records its checkpoints and XACKs the entries in one MULTI
+transaction, so a crash between them can neither skip nor double-apply an event; a
+summary also remembers the last version it applied, so an entry delivered twice
+(after a crash, from the pending list) is a no-op.
 
 ``rebuild`` drops every read model and replays the feeds from the start. It is
 safe while projectors run: it asks them to pause (a key they check before each
@@ -31,7 +31,7 @@ import redis
 from adapters.redis_store import EventStore, text
 from domain import engine
 from domain.record import to_event
-from projections import games_list, standings
+from projections import games_list, standings, tournaments_list
 from projections.snapshots import SNAPSHOT_EVERY, Snapshots
 from service.tournaments import TOURNAMENT_ID_PREFIX
 
@@ -166,8 +166,9 @@ class Projector:
             if envs and stream_id in summaries:
                 games_list.apply_events(pipe, summaries[stream_id], stream_id, envs)
                 self._snapshot(pipe, stream_id, envs)
-            elif envs:
-                standings.apply(pipe, stream_id, envs)  # a tournament: its whole log, folded again
+            elif envs:  # a tournament: its whole log, folded again
+                tournament = standings.apply(pipe, stream_id, envs)
+                tournaments_list.apply(pipe, tournament, envs[0]["at"])
         acked: dict[str, list[str]] = {}
         for stream, entry_id, _fields in batch:
             acked.setdefault(stream, []).append(entry_id)

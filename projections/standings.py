@@ -18,7 +18,7 @@ import redis
 from adapters.redis_store import EventStore, text
 from domain.record import to_event
 from domain.tournament.commands import current_standings
-from domain.tournament.model import replay
+from domain.tournament.model import Tournament, replay
 from domain.tournament.standings import for_view
 from projections.games_list import PREFIX
 
@@ -35,8 +35,9 @@ def applied_versions(client: redis.Redis, tournament_ids: Sequence[str]) -> dict
     return {tid: int(v or 0) for tid, v in zip(tournament_ids, pipe.execute())}
 
 
-def apply(pipe: redis.client.Pipeline, tournament_id: str, envs: Iterable[Mapping[str, Any]]) -> None:
-    """Queue the standings after ``envs`` (the tournament's whole log so far) on ``pipe``."""
+def apply(pipe: redis.client.Pipeline, tournament_id: str, envs: Iterable[Mapping[str, Any]]) -> Tournament:
+    """Queue the standings after ``envs`` (the tournament's whole log so far) on ``pipe``; the tournament
+    folded from them (the other read models of tournaments take it from here)."""
     state = replay([to_event(e) for e in envs])
     summary = {
         "version": state.version,
@@ -45,6 +46,7 @@ def apply(pipe: redis.client.Pipeline, tournament_id: str, envs: Iterable[Mappin
         "standings": json.dumps([for_view(row) for row in current_standings(state)]),
     }
     pipe.hset(key(tournament_id), mapping=summary)  # type: ignore[arg-type]  # the stubs' value type is narrower
+    return state
 
 
 class StandingsModel:

@@ -1,8 +1,11 @@
-"""POST /v1/audits: verify an uploaded record; stores nothing. Its body may be as large as a record
-(``MAX_RECORD_BYTES``, 16 MiB by default), every other request's at most ``MAX_BODY_BYTES``.
+"""POST /v1/audits: verify an uploaded game record, or a tournament archive; stores nothing. Its body may
+be as large as a record (``MAX_RECORD_BYTES``, 16 MiB by default), every other request's at most
+``MAX_BODY_BYTES``.
 
 The body goes unparsed to the API process's audit pool (``entrypoints/audit_pool.py``): a verifier
-process parses it (strict JSON) and verifies it, while this request waits without holding up the
+process parses it (strict JSON) and verifies it (an archive, whose top-level ``format`` is
+``kifu-tournament/1``, as ``kifu verify-tournament`` does; anything else as a game record, as
+``kifu verify`` does), while this request waits without holding up the
 event loop. Uploads are rate-limited per client address (``RATE_LIMIT_AUDITS``); a full pool is
 503 ``audits-busy`` with ``Retry-After``; a verification past ``AUDIT_SECONDS`` is 422
 ``audit-too-long`` (README, "Limits").

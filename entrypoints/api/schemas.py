@@ -93,6 +93,10 @@ class ActionSchema(Schema):
     expected_version = WholeNumber(load_default=None, allow_none=True, strict=True, validate=SEQ)
 
 
+# A list's cursor: the last index member of the page before (``projections.games_list``).
+LIST_CURSOR = validate.Regexp(r"^[0-9]{13}:[A-Za-z0-9_-]+$")
+
+
 class ListQuerySchema(Schema):
     class Meta:
         unknown = RAISE
@@ -102,7 +106,7 @@ class ListQuerySchema(Schema):
     player = fields.String(load_default=None)
     tournament = fields.String(load_default=None, metadata={"description": "games of this tournament"})
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=200))
-    cursor = fields.String(load_default=None, validate=validate.Regexp(r"^[0-9]{13}:[A-Za-z0-9_-]+$"))
+    cursor = fields.String(load_default=None, validate=LIST_CURSOR)
     open = fields.String(
         load_default=None,
         validate=validate.OneOf(["true", "false"]),
@@ -224,6 +228,18 @@ class CreateTournamentSchema(Schema):
     deals = fields.List(
         fields.Dict(keys=fields.String()), load_default=None, allow_none=True, validate=validate.Length(min=1, max=200)
     )
+
+
+class TournamentListQuerySchema(Schema):
+    """``GET /v1/tournaments``: the games list's ``limit`` and ``cursor``, filtered by game and status."""
+
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(load_default=None)
+    status = fields.String(load_default=None, validate=validate.OneOf(["created", "running", "paused", "finished"]))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=200))
+    cursor = fields.String(load_default=None, validate=LIST_CURSOR)
 
 
 class ReasonSchema(Schema):

@@ -1,4 +1,4 @@
-"""The tournaments resource: create, view, organiser commands, standings, games, events (and SSE),
+"""The tournaments resource: create, list, view, organiser commands, standings, games, events (and SSE),
 record (the archive) and audit."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from entrypoints.api.schemas import (
     ForfeitSchema,
     ReasonSchema,
     TournamentGamesQuerySchema,
+    TournamentListQuerySchema,
 )
 from entrypoints.api.sse import Timing, log_stream
 from service.tournaments import TournamentService
@@ -31,6 +32,7 @@ REASON_SCHEMA = ReasonSchema()
 FORFEIT_SCHEMA = ForfeitSchema()
 GAMES_QUERY_SCHEMA = TournamentGamesQuerySchema()
 EVENTS_QUERY_SCHEMA = EventsQuerySchema()
+LIST_QUERY_SCHEMA = TournamentListQuerySchema()
 
 
 def tournaments() -> TournamentService:
@@ -46,6 +48,13 @@ def _organiser(tid: str, decide: Callable[[Tournament], list[Event]]) -> Respons
 def create_tournament() -> ResponseReturnValue:
     answer = tournaments().create(CREATE_SCHEMA.load(json_object()), idempotency_key())
     return jsonify(answer.body), 201, {"Idempotent-Replayed": "true"} if answer.replayed else {}
+
+
+@bp.get("")
+def list_tournaments() -> ResponseReturnValue:
+    """The tournaments list read model (public: it holds no token, seed or deal), newest first."""
+    query = LIST_QUERY_SCHEMA.load(request.args.to_dict())
+    return jsonify(kifu().tournaments_list.query(**query))
 
 
 @bp.get("/<tid>")

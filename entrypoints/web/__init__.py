@@ -36,7 +36,7 @@ SHELL = """<!doctype html>
 </head>
 <body>
 <header class="bar"><a class="brand" href="/" title="棋譜, a game record">Kifu</a>
-<nav><a href="/">Games</a> <a href="/docs">API</a></nav></header>
+<nav><a href="/">Games</a> <a href="/audit">Verify</a> <a href="/docs">API</a></nav></header>
 <main id="app" data-page="{page}" aria-live="polite"><p class="loading">Loading…</p></main>
 <noscript>This page needs JavaScript; the whole API is at <a href="/docs">/docs</a>.</noscript>
 </body>
@@ -60,6 +60,18 @@ def lobby() -> ResponseReturnValue:
 def game(game_id: str) -> ResponseReturnValue:
     """A game's table: live, or at ``?step=N`` (``&as=S``), with its log; played with a seat's token."""
     return _page("game", f"Game {game_id}")
+
+
+@bp.get("/tournaments/<tournament_id>")
+def tournament(tournament_id: str) -> ResponseReturnValue:
+    """A tournament: standings (live), rounds and their tables, shared deals, the archive; the organiser's commands."""
+    return _page("tournament", f"Tournament {tournament_id}")
+
+
+@bp.get("/audit")
+def audit() -> ResponseReturnValue:
+    """Verify a record or a tournament archive from a file (``POST /v1/audits``), as anyone can."""
+    return _page("audit", "Verify a record")
 
 
 @bp.get("/app/<name>")

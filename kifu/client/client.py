@@ -310,7 +310,8 @@ class Client(TournamentCalls):
         return cast(AuditReport, self.http.json("GET", f"/v1/games/{game_id}/audit", token=token, idempotent=True))
 
     def audit_record(self, record: Mapping[str, Any] | bytes) -> AuditReport:
-        """Verify a record (a parsed one, or its bytes as they are): the same report; nothing is stored."""
+        """Verify a game record (a parsed one, or its bytes as they are): the same report; nothing is stored.
+        A tournament archive goes to ``audit_archive``."""
         data = record if isinstance(record, bytes) else json.dumps(record).encode()
         return cast(AuditReport, self.http.json("POST", "/v1/audits", data=data, idempotent=True))
 

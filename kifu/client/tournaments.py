@@ -1,5 +1,6 @@
-"""Tournament calls of ``Client`` (``docs/tournaments.md``): create, read, the organiser's commands,
-standings, games, the tournament's own log (paged and live), its archive and its audit.
+"""Tournament calls of ``Client`` (``docs/tournaments.md``): create, list, read, the organiser's commands,
+standings, games, the tournament's own log (paged and live), its archive and its audit (of a stored
+tournament, or of an archive uploaded to ``POST /v1/audits``).
 
 The organiser's commands take the ``organiser_token`` of the creation's answer; an entrant
 plays its games with its entrant token, which is its seat token in each of them.
@@ -7,6 +8,7 @@ plays its games with its entrant token, which is its seat token in each of them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast
 
@@ -21,6 +23,9 @@ from kifu.client.types import (
     TournamentArchive,
     TournamentAuditReport,
     TournamentGamesPage,
+    TournamentList,
+    TournamentStatus,
+    TournamentSummary,
     TournamentTable,
     TournamentView,
 )
@@ -52,6 +57,27 @@ class TournamentCalls(Calls):
         body |= {k: list(v) if isinstance(v, Sequence) else v for k, v in given.items() if v is not None}
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
         return cast(CreatedTournament, self.http.json("POST", "/v1/tournaments", body=body, headers=headers))
+
+    def list_tournaments(
+        self,
+        *,
+        game: str | None = None,
+        status: TournamentStatus | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> TournamentList:
+        """One page of tournaments, newest first (a read model: a few milliseconds behind the logs)."""
+        params = {"game": game, "status": status, "limit": limit, "cursor": cursor}
+        return cast(TournamentList, self.http.json("GET", "/v1/tournaments", params=params, idempotent=True))
+
+    def iter_tournaments(self, *, page_size: int = 100, **filters: Any) -> Iterator[TournamentSummary]:
+        """Every tournament ``list_tournaments(**filters)`` finds, page after page."""
+        cursor = None
+        while True:
+            page = self.list_tournaments(limit=page_size, cursor=cursor, **filters)
+            yield from page["items"]
+            if (cursor := page["next"]) is None:
+                return
 
     def tournament(self, tid: str, token: str | None = None) -> TournamentView:
         """The tournament now: its round's tables (with their games), byes, final standings."""
@@ -125,3 +151,11 @@ class TournamentCalls(Calls):
         """The server's verification of the tournament and every game of it."""
         path = f"/v1/tournaments/{tid}/audit"
         return cast(TournamentAuditReport, self.http.json("GET", path, token=token, idempotent=True))
+
+    def audit_archive(self, archive: Mapping[str, Any] | bytes) -> TournamentAuditReport:
+        """Verify an archive (a parsed one, or its bytes as they are) on the server, as ``tournament_audit``
+        and ``kifu verify-tournament`` do: ``POST /v1/audits``, which stores nothing. A document whose
+        top-level ``format`` is not ``kifu-tournament/1`` is checked as a game record instead (its report
+        is then ``Client.audit_record``'s)."""
+        data = archive if isinstance(archive, bytes) else json.dumps(archive).encode()
+        return cast(TournamentAuditReport, self.http.json("POST", "/v1/audits", data=data, idempotent=True))

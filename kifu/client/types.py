@@ -298,6 +298,29 @@ class Standing(TypedDict):
     withdrawn: bool
 
 
+TournamentStatus = Literal["created", "running", "paused", "finished"]
+
+
+class TournamentSummary(TypedDict):
+    """A tournament in the list (``GET /v1/tournaments``); ``entrants`` is how many it was created with."""
+
+    id: str
+    game: str
+    format: Literal["round-robin", "swiss", "duplicate"]
+    rounds: int
+    table_size: int
+    status: TournamentStatus
+    round: int
+    entrants: int
+    created_at: str
+    version: int
+
+
+class TournamentList(TypedDict):
+    items: list[TournamentSummary]
+    next: str | None
+
+
 class TournamentView(TypedDict):
     id: str
     game: str

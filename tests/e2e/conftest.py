@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 from rq import Queue, SimpleWorker
 
 import tests.support.toy_game  # noqa: F401
@@ -16,7 +16,7 @@ from adapters.embedded_redis import EmbeddedRedis, free_port
 from adapters.rq_scheduler import QUEUE_NAME
 from entrypoints.api import create_app
 from service.ports import NoScheduler
-from tests.support.browser import chromium
+from tests.support.browser import Console, chromium
 from tests.support.http import serving
 from tests.support.kifu_run import ready, start_kifu_run, stop_kifu_run, wait_until
 
@@ -35,6 +35,22 @@ def browser() -> Iterator[Browser]:
     """Debian's Chromium, headless, for one test module (tests/support/browser.py)."""
     with chromium() as launched:
         yield launched
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[tuple[Page, Console]]:
+    """A fresh page of the module's Chromium (1280 x 900) and its console; no console error may be logged."""
+    opened = browser.new_page(viewport={"width": 1280, "height": 900})
+    console = Console(opened)
+    yield opened, console
+    opened.close()
+    assert console.errors == []
+
+
+@pytest.fixture
+def tab(page: tuple[Page, Console]) -> tuple[Page, Console]:
+    """The same as ``page``, by another name."""
+    return page
 
 
 @pytest.fixture

@@ -400,9 +400,20 @@ def test_tournament_calls_over_http(bot_server: str, redis_client: redis.Redis) 
     build(redis_client).projector().run_until_idle()
     standings = kifu.standings(tid)
     assert standings["tournament"] == tid and len(standings["standings"]) == 4
+    # Round 2 pairs ann, hal and rob (bob withdrew): when hal and rob drew in round 1, ann sits it out and
+    # the two bots finish the event; otherwise it waits for her.
+    over = kifu.tournament(tid)["status"] == "finished"
     archive = kifu.tournament_record(tid)
-    assert archive["tournament"]["id"] == tid and not archive["complete"]
-    assert kifu.tournament_audit(tid)["verdict"] == "in_progress"
+    assert archive["tournament"]["id"] == tid and archive["complete"] is over
+    verdict = "verified" if over else "in_progress"
+    assert kifu.tournament_audit(tid)["verdict"] == verdict
+    uploaded = kifu.audit_archive(archive)  # POST /v1/audits: the same checks on the archive
+    assert uploaded["verdict"] == verdict and uploaded["format"] == "kifu-tournament/1"
+    status, other = ("finished", "running") if over else ("running", "finished")
+    listed = kifu.list_tournaments(game="san-ban", status=status)["items"]
+    assert [(t["id"], t["entrants"], t["format"]) for t in listed] == [(tid, 4, "swiss")]
+    assert kifu.list_tournaments(status=other)["items"] == kifu.list_tournaments(game="toy")["items"] == []
+    assert [t["id"] for t in kifu.iter_tournaments(page_size=1)] == [tid]
 
 
 def test_the_tournament_benchmark_drives_a_real_stack_through_the_client(

@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import redis
 import requests
 import yaml
@@ -19,7 +17,7 @@ from playwright.sync_api import Browser, Page
 
 from bootstrap import build
 from projections.projector import Projector
-from tests.support.browser import SCREENSHOTS, Console
+from tests.support.browser import SCREENSHOTS, Console, wider_than_the_screen
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000  # a deadline that turns a hang into a failure; nothing waits for it
@@ -27,13 +25,18 @@ TIMEOUT = 10
 PREFIXES = ("SanBan", "NinNal", "KiriAi", "SanNiIchi", "FrontLine")
 
 
-@pytest.fixture
-def page(browser: Browser) -> Iterator[tuple[Page, Console]]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    console = Console(opened)
-    yield opened, console
-    opened.close()
-    assert console.errors == []
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def table_clicks(legal: dict[str, Any]) -> list[str]:
+    """What a player clicks for a legal San Ban move: the data-pick tokens on the table, or a button's selector."""
+    if "choose" in legal:
+        return [f"card:{card}" for card in legal["choose"]["from"][: legal["choose"]["count"]]]
+    action = legal["actions"][0]
+    if action["type"] == "place":
+        return [f"card:{action['card']}", f"cell:{action['cell']}"]
+    return [f".play button[data-action='{json.dumps(action, separators=(',', ':'))}'] >> nth=0"]
 
 
 def san_ban(base: str, **body: Any) -> dict[str, Any]:
@@ -44,7 +47,7 @@ def san_ban(base: str, **body: Any) -> dict[str, Any]:
 
 
 def test_the_pages_are_served_with_their_modules_and_nothing_from_elsewhere(web: str) -> None:
-    for path in ("/", "/games/gunknown"):
+    for path in ("/", "/games/gunknown", "/tournaments/tunknown", "/audit"):
         r = requests.get(web + path, timeout=TIMEOUT)
         assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/html")
         assert "default-src 'self'" in r.headers["Content-Security-Policy"]
@@ -138,6 +141,9 @@ def test_the_lobby_creates_a_game_and_a_visitor_joins_its_open_seat(
     visitor.wait_for_selector(f"[data-game-id='{game_id}'] button[data-join='1']", timeout=WAIT_MS)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     visitor.screenshot(path=str(SCREENSHOTS / "lobby.png"))
+    visitor.set_viewport_size({"width": 375, "height": 800})  # a phone: nothing wider than the screen
+    assert wider_than_the_screen(visitor) == [], wider_than_the_screen(visitor)[:12]
+    visitor.screenshot(path=str(SCREENSHOTS / "lobby-phone.png"), full_page=True)
     visitor.click(f"[data-game-id='{game_id}'] button[data-join='1']", timeout=WAIT_MS)
     visitor.wait_for_url(re.compile(f"/games/{game_id}$"), timeout=WAIT_MS)
     visitor.wait_for_selector("[data-as='1']", timeout=WAIT_MS)
@@ -154,7 +160,9 @@ def wait_for_lobby(web: str, client: redis.Redis, game_id: str) -> None:
 
 
 def test_a_whole_san_ban_game_is_played_by_clicking(web: str, browser: Browser) -> None:
-    """Two tabs, one per seat, each given its token through the page's own form; every action is a click."""
+    """Two tabs, one per seat, each given its token through the page's own form; every move is made by
+    clicking on the table: five cards of the deck, a card of the hand then an empty cell, or a button for
+    who starts. The last click of each move is a double click, which acts once."""
     game = san_ban(web)
     tabs, consoles = [], []
     for seat in game["seats"]:
@@ -165,26 +173,48 @@ def test_a_whole_san_ban_game_is_played_by_clicking(web: str, browser: Browser) 
         tab.click(".play button[type=submit]")
         tab.wait_for_selector(f"[data-as='{seat['seat']}']", timeout=WAIT_MS)
         tabs.append(tab)
-    clicks = 0
+    moves, keyboard_move = 0, False
     for _ in range(100):
         view = requests.get(f"{web}/v1/games/{game['id']}", timeout=TIMEOUT).json()
         if view["status"] == "finished":
             break
-        tab = tabs[view["to_act"][0]]
+        seat = view["to_act"][0]
+        tab = tabs[seat]
         tab.wait_for_selector(f"[data-step='{view['version']}']", timeout=WAIT_MS)  # the stream brought it
-        tab.dblclick(".play button.action >> nth=0", timeout=WAIT_MS)  # a double click acts once
-        clicks += 1
+        token = game["seats"][seat]["token"]
+        legal = requests.get(f"{web}/v1/games/{game['id']}/actions", headers=bearer(token), timeout=TIMEOUT).json()
+        for click in table_clicks(legal)[:-1]:
+            tab.click(f".table [data-pick='{click}'].pickable", timeout=WAIT_MS)
+            tab.wait_for_selector(f".table [data-pick='{click}'].picked", timeout=WAIT_MS)
+        if (
+            legal["actions"]
+            and legal["actions"][0]["type"] == "place"
+            and not (SCREENSHOTS / "san-ban-play.png").exists()
+        ):
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # a card chosen, the empty cells offered
+            tab.screenshot(path=str(SCREENSHOTS / "san-ban-play.png"), full_page=True)
+        last = table_clicks(legal)[-1]
+        if last.startswith("cell:") and not keyboard_move:  # one move by the keyboard alone: Tab there, Enter
+            tab.focus(f".table [data-pick='{last}'].pickable[tabindex='0'][role=button]", timeout=WAIT_MS)
+            tab.keyboard.press("Enter")
+            keyboard_move = True
+        else:
+            tab.dblclick(
+                f".table [data-pick='{last}'].pickable" if not last.startswith(".play") else last, timeout=WAIT_MS
+            )
+        moves += 1
         tab.wait_for_function(
             "v => Number(document.querySelector('[data-step]').dataset.step) > v", arg=view["version"], timeout=WAIT_MS
         )
     else:
-        raise AssertionError("the game did not end after 100 clicks")
+        raise AssertionError("the game did not end after 100 moves")
+    assert keyboard_move
     actions = [
         e
         for e in requests.get(f"{web}/v1/games/{game['id']}/events?limit=1000", timeout=TIMEOUT).json()["items"]
         if e["type"] in ("action_taken", "choice_committed")
     ]
-    assert len(actions) == clicks  # each double click acted exactly once
+    assert len(actions) == moves  # each double click acted exactly once
     tabs[0].wait_for_selector(".game-head:has-text('finished')", timeout=WAIT_MS)
     tabs[0].click("[data-verify]")  # the record, verified by POST /v1/audits from the page
     tabs[0].wait_for_selector(".verdict[data-verdict=verified]", timeout=WAIT_MS)

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 
 from domain.games.front_line.cards import deck
 from tests.e2e.test_http import TIMEOUT, act
-from tests.support.browser import SCREENSHOTS
+from tests.support.browser import SCREENSHOTS, wider_than_the_screen
 
 WAIT_MS = 30_000  # turns a hang into a failure; nothing waits for it
 ANN = ["lizard-q", "rock-2", "water-6", "scissors-8", "lizard-7", "water-3"]
@@ -103,18 +103,16 @@ def check_step(watched: Watched, base: str, game_id: str, step: int, as_seat: in
     return view
 
 
-def test_front_line_table_at_known_steps_shows_exactly_the_visible_cards(base_url: str, browser: Browser) -> None:
-    created = requests.post(
-        f"{base_url}/v1/games",
-        json={
-            "game": "front-line",
-            "players": [{"name": "ann"}, {"name": "bob"}],
-            "options": {"jokers": True},
-            "deal": {"piles": piles()},
-        },
-        timeout=TIMEOUT,
-    )
+def create_sample_game(base_url: str) -> requests.Response:
+    """The sample game: ann and bob, jokers in, the fixed deal of ``piles()``."""
+    body = {"game": "front-line", "players": [{"name": "ann"}, {"name": "bob"}], "options": {"jokers": True}}
+    created = requests.post(f"{base_url}/v1/games", json={**body, "deal": {"piles": piles()}}, timeout=TIMEOUT)
     assert created.status_code == 201, created.text
+    return created
+
+
+def test_front_line_table_at_known_steps_shows_exactly_the_visible_cards(base_url: str, browser: Browser) -> None:
+    created = create_sample_game(base_url)
     game_id = created.json()["id"]
     seats = [{"Authorization": f"Bearer {s['token']}"} for s in created.json()["seats"]]
     for seat, action in PLAY[:3]:
@@ -133,6 +131,7 @@ def test_front_line_table_at_known_steps_shows_exactly_the_visible_cards(base_ur
     desktop.page.screenshot(path=str(SCREENSHOTS / "front-line.png"))
     check_step(phone, base_url, game_id, JOKER_ATTACK)
     phone.page.screenshot(path=str(SCREENSHOTS / "front-line-phone.png"), full_page=True)
+    assert wider_than_the_screen(phone.page) == []  # nothing runs off a phone's screen
 
     for seat, action in PLAY[3:]:
         assert act(base_url, game_id, seats[seat], action).status_code == 201
@@ -154,3 +153,81 @@ def test_front_line_table_at_known_steps_shows_exactly_the_visible_cards(base_ur
     final = check_step(desktop, base_url, game_id, last["version"], as_seat=0)
     assert final["phase"] == "over" and desktop.page.locator(".fl-tag-win").count() == 2  # 2 captures each: a tie
     assert desktop.errors == [] and phone.errors == []
+
+
+def seat_page(browser: Browser, base: str, game_id: str, seat: int, token: str) -> Watched:
+    """A tab holding ``seat``'s token in sessionStorage (as the lobby leaves it), on the game's live page."""
+    watched = Watched(browser, 1280, 900)
+    watched.page.goto(f"{base}/")
+    watched.page.evaluate(
+        "([id, seat, token]) => sessionStorage.setItem(`kifu:tokens:${id}`, JSON.stringify({[seat]: token}))",
+        [game_id, seat, token],
+    )
+    watched.open(f"{base}/games/{game_id}")
+    return watched
+
+
+def click_picks(page: Page, base: str, game_id: str, tokens: list[str]) -> None:
+    """Click the table's ``tokens`` in order (each highlighted first), the last of them making the move at once."""
+    version = requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"]
+    page.wait_for_selector(f".table[data-step='{version}'] .fl-table", timeout=WAIT_MS)
+    for token in tokens:
+        page.click(f".table [data-pick='{token}'].pickable", timeout=WAIT_MS)
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-step]').dataset.step) > v", arg=version, timeout=WAIT_MS
+    )
+
+
+def test_front_line_is_played_by_clicking_attacks_refills_and_a_pass(base_url: str, browser: Browser) -> None:
+    """The sample game of the test above, every move made in the seats' tabs: ann's two attacks declared by
+    clicking each target then its cards, bob's refill (two reinforcements), bob's joker attack and plain one,
+    ann's refill, then both pass by the button. The events hold exactly the moves the clicks made."""
+    created = create_sample_game(base_url)
+    game_id = created.json()["id"]
+    ann, bob = (seat_page(browser, base_url, game_id, s["seat"], s["token"]) for s in created.json()["seats"])
+
+    # ann: an attack on Paper 7 with her Lizard Queen is enough: offered to confirm, as more may be added
+    page = ann.page
+    page.click(".table [data-pick='target:paper-7'].pickable", timeout=WAIT_MS)
+    assert page.locator(".table [data-pick^='card:'].pickable").evaluate_all("els => els.map(e => e.dataset.pick)") == [
+        "card:lizard-q"  # the only initiator: from the front line, of a suit that beats paper
+    ]
+    page.click(".table [data-pick='card:lizard-q'].pickable", timeout=WAIT_MS)
+    page.wait_for_selector(".play .confirm button[data-confirm]", timeout=WAIT_MS)
+    assert page.locator(".table [data-pick='target:lizard-5'].pickable").count() == 1  # the next attack may start
+    page.click(".table [data-pick='target:lizard-5'].pickable", timeout=WAIT_MS)
+    page.click(".table [data-pick='card:rock-2'].pickable", timeout=WAIT_MS)
+    page.wait_for_selector(".table [data-pick='card:rock-2'].picked[data-order='2']", timeout=WAIT_MS)  # attack 2
+    assert page.locator(".table [data-pick='card:lizard-q'].picked").get_attribute("data-order") == "1"
+    assert page.locator(".play .confirm button").count() == 0  # 2 does not beat Lizard 5's defence 5
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # two attacks being declared, the second not enough yet
+    page.screenshot(path=str(SCREENSHOTS / "front-line-attack.png"), full_page=True)
+    click_picks(page, base_url, game_id, ["card:scissors-8"])  # 10 beats 5; nothing more to add: sent at once
+
+    # bob: his refill, two of his three reinforcements; then a joker attack on Rock 2 and a plain one on Water 6
+    click_picks(bob.page, base_url, game_id, ["card:scissors-2", "card:paper-10"])
+    click_picks(
+        bob.page,
+        base_url,
+        game_id,
+        ["target:rock-2", "card:scissors-2", "card:joker-water", "card:lizard-k", "target:water-6", "card:paper-10"],
+    )
+
+    # ann: her refill, then both pass by the button
+    click_picks(page, base_url, game_id, ["card:scissors-8", "card:lizard-7"])
+    for watched in (ann, bob):
+        version = requests.get(f"{base_url}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"]
+        watched.page.wait_for_selector(f".table[data-step='{version}'] .fl-table", timeout=WAIT_MS)
+        watched.page.click(
+            '.play .actions:not(.confirm) button[data-action=\'{"type":"pass"}\'] >> nth=0', timeout=WAIT_MS
+        )
+        watched.page.wait_for_function(
+            "v => Number(document.querySelector('[data-step]').dataset.step) > v", arg=version, timeout=WAIT_MS
+        )
+
+    last = requests.get(f"{base_url}/v1/games/{game_id}", timeout=TIMEOUT).json()
+    assert last["status"] == "finished" and last["result"]["reason"] == "passes"
+    events = requests.get(f"{base_url}/v1/games/{game_id}/events?limit=1000", timeout=TIMEOUT).json()["items"]
+    taken = [(e["data"]["seat"], e["data"]["action"]) for e in events if e["type"] == "action_taken"]
+    assert taken == PLAY  # each move exactly once, as the clicks declared it
+    assert ann.errors == [] and bob.errors == []

@@ -14,15 +14,13 @@ The fixed duel (red ann holds Kesa, blue bob Counterattack, Zan-Tetsu is out of 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import requests
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
-from tests.support.browser import SCREENSHOTS, Console
+from tests.support.browser import SCREENSHOTS, Console, wider_than_the_screen
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000  # a deadline that turns a hang into a failure; nothing waits for it
@@ -41,15 +39,6 @@ PROGRAMS = [  # (red's, blue's) per round
     (("approach", "special"), ("change-stance", "low-strike")),
     (("low-strike", "balanced-strike"), ("special", "approach")),
 ]
-
-
-@pytest.fixture
-def tab(browser: Browser) -> Iterator[tuple[Page, Console]]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    console = Console(opened)
-    yield opened, console
-    opened.close()
-    assert console.errors == []
 
 
 def create_fixed_duel(base: str, **body: Any) -> dict[str, Any]:
@@ -176,6 +165,7 @@ def test_the_duel_is_drawn_at_each_step_with_exactly_the_cards_the_view_shows(
     page.set_viewport_size({"width": 375, "height": 900})
     open_step(page, web, game_id, r2_step2, None)
     page.screenshot(path=str(SCREENSHOTS / "kiri-ai-phone.png"), full_page=True)
+    assert wider_than_the_screen(page) == []  # nothing runs off a phone's screen
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # Once over, everything is public: every seat's view at every step, and the specials by name.
@@ -209,15 +199,7 @@ def test_the_advanced_battlefield_shows_the_start_zones_then_the_secret_starts_a
         timeout=TIMEOUT,
     )
     assert answer.status_code == 201, answer.text
-    page.goto(f"{web}/")  # this tab holds red's token, as after creating the game in the lobby
-    page.evaluate(
-        "([id, token]) => sessionStorage.setItem(`kifu:tokens:${id}`, JSON.stringify({0: token}))",
-        [
-            game_id,
-            red,
-        ],
-    )
-    page.goto(f"{web}/games/{game_id}")
+    seat_tab(page, web, game_id, 0, red)  # this tab holds red's token, as after creating the game in the lobby
     page.wait_for_selector(f"[data-step='{answer.json()['version']}'][data-as='0'] .kiri", timeout=WAIT_MS)
     view = requests.get(f"{web}/v1/games/{game_id}", headers={"Authorization": f"Bearer {red}"}, timeout=TIMEOUT).json()
     assert drawn(page) == expected_cards(view)
@@ -245,3 +227,87 @@ def test_the_advanced_battlefield_shows_the_start_zones_then_the_secret_starts_a
         "ann (Red) on space 4 in earth, bob (Blue) on space 3 in heaven."
     )
     assert console.errors == []
+
+
+def seat_tab(page: Page, base: str, game_id: str, seat: int, token: str) -> None:
+    """Open the game in ``page`` holding ``seat``'s token in sessionStorage, as the lobby leaves it."""
+    page.goto(f"{base}/")
+    page.evaluate(
+        "([id, seat, token]) => sessionStorage.setItem(`kifu:tokens:${id}`, JSON.stringify({[seat]: token}))",
+        [game_id, seat, token],
+    )
+    page.goto(f"{base}/games/{game_id}")
+    page.wait_for_selector(f"[data-as='{seat}'] .kiri", timeout=WAIT_MS)
+
+
+def click_pick(page: Page, token: str) -> None:
+    page.click(f".table [data-pick='{token}'].pickable", timeout=WAIT_MS)
+
+
+def committed(events: list[dict[str, Any]], seat: int) -> int:
+    return sum(1 for e in events if e["type"] == "choice_committed" and e["data"]["seat"] == seat)
+
+
+def test_red_programs_two_rounds_by_clicking_faces_of_the_cards_in_her_hand(
+    web: str, tab: tuple[Page, Console]
+) -> None:
+    """The program is two clicks on the table, in order: the face played first, then the face played second
+    (a one-face card whole, a two-face card on one of its faces, the special card as "special")."""
+    page, console = tab
+    game = create_fixed_duel(web)
+    game_id = game["id"]
+    seat_tab(page, web, game_id, 0, game["seats"][0]["token"])
+    for rnd, (first, second) in enumerate([PROGRAMS[0][0], PROGRAMS[1][0]], start=1):
+        version = requests.get(f"{web}/v1/games/{game_id}", timeout=TIMEOUT).json()["version"]
+        page.wait_for_selector(f"[data-step='{version}'] .kiri", timeout=WAIT_MS)
+        click_pick(page, f"face:{first}")
+        page.wait_for_selector(f".table [data-pick='face:{first}'].picked[data-order='1']", timeout=WAIT_MS)
+        # the other face of the same card may not be second; a face of another card may
+        sibling = {"charge": "change-stance", "approach": "retreat"}[first]
+        assert page.locator(f".table [data-pick='face:{sibling}'].pickable").count() == 0
+        assert page.locator(f".table [data-pick='face:{second}'].pickable").count() == 1
+        if rnd == 1:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "kiri-ai-play.png"), full_page=True)
+        click_pick(page, f"face:{second}")
+        page.wait_for_selector(".play:has-text('Your choice is committed')", timeout=WAIT_MS)
+        assert page.locator(".table [data-pick].pickable").count() == 0
+        assert f"{face_name(first)} (secret)" in page.inner_text(".kiri-side[data-seat='0'] .kiri-program")
+        events = log_of(web, game_id)
+        assert committed(events, 0) == rnd  # one program (committed in two parts), exactly once
+        program(web, game, 1, *PROGRAMS[rnd - 1][1])
+    events = log_of(web, game_id)
+    started = [e["data"]["actions"][0] for e in events if e["type"] == "step_started"]
+    assert started == ["charge", "high-strike", "approach", "special"]  # what the clicks programmed, in order
+    assert committed(events, 0) == 2
+    assert console.errors == []
+
+
+def test_red_picks_her_advanced_start_by_clicking_a_space_and_a_stance(web: str, tab: tuple[Page, Console]) -> None:
+    page, console = tab
+    game = create_fixed_duel(web, options={"battlefield": "advanced"})
+    game_id = game["id"]
+    seat_tab(page, web, game_id, 0, game["seats"][0]["token"])
+    page.wait_for_selector(".table [data-pick='space:4'].pickable", timeout=WAIT_MS)  # her move is ready
+    assert page.locator(".table [data-pick^='space:'].pickable").count() == 3  # her start zone: 4, 5, 6
+    click_pick(page, "stance:earth")  # either order: the stance first
+    page.wait_for_selector(".table [data-pick='stance:earth'].picked", timeout=WAIT_MS)
+    click_pick(page, "space:4")
+    page.wait_for_selector(".play:has-text('Your choice is committed')", timeout=WAIT_MS)
+    assert "Start: space 4 in earth (secret)" in page.inner_text(".kiri-side[data-seat='0']")
+    assert committed(log_of(web, game_id), 0) == 1
+    answer = requests.post(
+        f"{web}/v1/games/{game_id}/actions",
+        json={"action": {"type": "setup", "space": 3, "stance": "heaven"}},
+        headers={"Authorization": f"Bearer {game['seats'][1]['token']}"},
+        timeout=TIMEOUT,
+    )
+    assert answer.status_code == 201, answer.text
+    placed = next(e for e in log_of(web, game_id) if e["type"] == "samurai_placed")
+    assert placed["data"]["samurai"][0] == {"space": 4, "stance": "earth"}
+    assert console.errors == []
+
+
+def face_name(face: str) -> str:
+    """A face as games/kiri-ai.js names it."""
+    return {"charge": "Charge", "approach": "Approach"}[face]

@@ -6,13 +6,11 @@ every other card face down; the log says the events in sentences; screenshots go
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import requests
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from tests.support.browser import SCREENSHOTS, Console
 
@@ -31,15 +29,6 @@ DEAL: dict[str, Any] = {
 }
 THROWS = [{0: "rock", 2: "rock"}, {0: "paper", 2: "rock"}]  # a tied throw, then ann's paper beats cid's rock
 UNUSED = 48 - 3 - 9 * len(NAMES)
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[tuple[Page, Console]]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    console = Console(opened)
-    yield opened, console
-    opened.close()
-    assert console.errors == []
 
 
 class Game:
@@ -201,3 +190,62 @@ def test_nin_nal_table_shows_exactly_the_cards_each_viewer_may_see(web: str, pag
     expected, hidden = visible(game.replay(events[-1]["seq"], 2))
     assert drawn(browser_page) == (expected, hidden) and hidden == 0 and len(expected) == 48
     assert browser_page.inner_text(".nn-seat.winner .nn-name").strip() == "★ ann"
+
+
+def test_nin_nal_is_played_by_clicking_on_the_table(web: str, page: tuple[Page, Console]) -> None:
+    """ann's tab (her token in sessionStorage, as the lobby leaves it) plays every one of her moves by clicking
+    the table: a card of her hand (secret: then "committed"), a pile to take or to place the card on, and a sign in
+    the tie-break; bob and cid play through the API. Each click acted exactly once (the events say so)."""
+    tab, _console = page
+    game = Game(web)
+    tab.goto(f"{web}/")
+    tab.evaluate(
+        "([id, token]) => sessionStorage.setItem(`kifu:tokens:${id}`, JSON.stringify({0: token}))",
+        [game.id, game.auth[0]["Authorization"].removeprefix("Bearer ")],
+    )
+    tab.goto(f"{web}/games/{game.id}")
+    tab.wait_for_selector("[data-as='0'] .nin-nal", timeout=WAIT_MS)
+    clicked: list[dict[str, Any]] = []
+    shot = False
+    view = game.view()
+    while view["status"] == "active":
+        if 0 not in view["to_act"]:
+            seat = view["to_act"][0]
+            throws = len((view["state"]["tie_break"] or {}).get("throws", []))
+            action = (
+                {"type": "throw", "sign": THROWS[throws][seat]}
+                if view["phase"] == "tie_break"
+                else game.first_legal(seat)
+            )
+            game.act(seat, action)
+            view = game.view()
+            continue
+        if view["phase"] == "tie_break":
+            action = {"type": "throw", "sign": THROWS[len(view["state"]["tie_break"]["throws"])][0]}
+            token = f"sign:{action['sign']}"
+        else:
+            action = game.first_legal(0)
+            token = f"card:{action['card']}" if action["type"] == "select" else f"pile:{action['pile']}"
+        tab.wait_for_selector(f"[data-step='{view['version']}'] .nin-nal", timeout=WAIT_MS)
+        target = tab.locator(f".table [data-pick='{token}'].pickable")
+        target.wait_for(timeout=WAIT_MS)
+        if action["type"] == "take" and not shot:  # the piles she may take, highlighted
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            tab.screenshot(path=str(SCREENSHOTS / "nin-nal-play.png"), full_page=True)
+            shot = True
+        target.click(timeout=WAIT_MS)
+        clicked.append(action)
+        tab.wait_for_function(
+            "v => Number(document.querySelector('[data-step]').dataset.step) > v", arg=view["version"], timeout=WAIT_MS
+        )
+        if len(clicked) == 1:  # her first card, chosen in secret
+            tab.wait_for_selector(".play:has-text('Your choice is committed')", timeout=WAIT_MS)
+            assert tab.locator(".table [data-pick].pickable").count() == 0
+        view = game.view()
+
+    assert view["result"]["scores"] == [38, -2, 38] and view["result"]["winners"] == [0]  # as the API-only game
+    assert {a["type"] for a in clicked} == {"select", "take", "place", "throw"}
+    made = [e for e in game.events() if e["type"] in ("action_taken", "choice_committed") and e["data"]["seat"] == 0]
+    assert len(made) == len(clicked)  # each click acted exactly once
+    taken = [e["data"]["action"] for e in made if e["type"] == "action_taken"]
+    assert taken == [a for a in clicked if a["type"] in ("take", "place")]

@@ -9,6 +9,7 @@ Block, round 4 a Tonfa, round 5 a Sai with nothing to swap, round 6 a Yoso Kogek
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -177,3 +178,103 @@ def test_screenshots_of_a_table_in_play_on_a_desktop_and_a_phone(base: str, brow
         page.screenshot(path=str(SCREENSHOTS / name), full_page=width < 1280)
         assert watcher.errors == []
         watcher.page.close()
+
+
+# cat's cards in the order she picks them: her Sai comes when ann's and bob's piles both stand, so it swaps them.
+CAT_PICKS = ["wood-5", "sai-15", "block-11", "tonfa-13", "yoso-kogeki-17", "shuriken-21"]
+
+
+def others_choose(legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """ann's and bob's policy: a smoke bomb when they may, a card on their own pile when they may, else the first."""
+    return next((a for a in legal if a.get("use") is True), None) or next(
+        (a for a in legal if a.get("target") == seat and "counter_to" not in a), legal[0]
+    )
+
+
+def cat_chooses(legal: list[dict[str, Any]], view: dict[str, Any], picked: int) -> dict[str, Any]:
+    """cat's policy: her cards in CAT_PICKS' order, a smoke bomb when she may, her Yoso Kogeki discarded."""
+    if legal[0]["type"] == "select" and picked < len(CAT_PICKS):
+        return {"type": "select", "card": CAT_PICKS[picked]}
+    resolving = (view["state"]["resolving"] or {}).get("card", "")
+    if resolving.startswith("yoso-kogeki") and {"type": "discard"} in legal:
+        return {"type": "discard"}
+    return next((a for a in legal if a.get("use") is True), legal[0])
+
+
+def clicks(action: dict[str, Any]) -> list[str]:
+    """The table's data-pick tokens that make ``action``, in order; a button's selector when it has none."""
+    kind = action["type"]
+    if kind == "select":
+        return [f"card:{action['card']}"]
+    if kind == "play":
+        return [f"pile:{action['target']}"] + ([f"pile:{action['counter_to']}"] if "counter_to" in action else [])
+    if kind == "sai":
+        return [f"pile:{p}" for p in action["piles"]]
+    if kind == "shuriken":
+        return [f"damage:{action['target']}"]
+    if kind == "tonfa":
+        return [f"pile:{action['pile']}", f"card:{action['discard']}"]
+    shown = json.dumps(action, separators=(",", ":"))
+    return [f".play .actions:not(.confirm) button[data-action='{shown}'] >> nth=0"]
+
+
+def test_cat_plays_every_kind_of_move_by_clicking_the_table(base: str, browser: Browser) -> None:
+    """cat's tab (her token in sessionStorage) makes every one of her moves by clicks: a card of her hand (secret:
+    then "committed"), her card played on a combat pile, a Sai's two piles, a Tonfa's pile then the card to drop,
+    a Shuriken's damage pile; a smoke bomb and a discard by their buttons. ann and bob play through the API."""
+    game = Game(base)
+    watcher = Watcher(browser)
+    page = watcher.page
+    page.goto(f"{base}/")
+    page.evaluate(
+        "([id, token]) => sessionStorage.setItem(`kifu:tokens:${id}`, JSON.stringify({2: token}))",
+        [game.id, game.tokens[2]],
+    )
+    page.goto(f"{base}/games/{game.id}")
+    page.wait_for_selector("[data-as='2'] .sni", timeout=WAIT_MS)
+    made: list[dict[str, Any]] = []
+    picked = 0
+    view = game.view()
+    while view["status"] == "active":
+        seat = 2 if 2 in view["to_act"] else view["to_act"][0]
+        headers = {"Authorization": f"Bearer {game.tokens[seat]}"}
+        legal = requests.get(f"{base}/v1/games/{game.id}/actions", headers=headers, timeout=TIMEOUT).json()["actions"]
+        if seat != 2:
+            sent = requests.post(
+                f"{base}/v1/games/{game.id}/actions",
+                json={"action": others_choose(legal, seat)},
+                headers=headers,
+                timeout=TIMEOUT,
+            )
+            assert sent.status_code == 201, sent.text
+            view = game.view()
+            continue
+        action = cat_chooses(legal, view, picked)
+        picked += action["type"] == "select"
+        page.wait_for_selector(f"[data-step='{view['version']}'] .sni", timeout=WAIT_MS)
+        steps = clicks(action)
+        for token in steps[:-1]:
+            page.click(f".table [data-pick='{token}'].pickable", timeout=WAIT_MS)
+            page.wait_for_selector(f".table [data-pick='{token}'].picked", timeout=WAIT_MS)
+            if action["type"] == "tonfa":  # her Tonfa on ann's pile: the cards she may drop, highlighted
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOTS / "san-ni-ichi-play.png"), full_page=True)
+        last = steps[-1]
+        page.click(last if last.startswith(".play") else f".table [data-pick='{last}'].pickable", timeout=WAIT_MS)
+        made.append(action)
+        page.wait_for_function(
+            "v => Number(document.querySelector('[data-step]').dataset.step) > v", arg=view["version"], timeout=WAIT_MS
+        )
+        if len(made) == 1:  # her first card, picked in secret
+            page.wait_for_selector(".play:has-text('Your choice is committed')", timeout=WAIT_MS)
+        view = game.view()
+
+    kinds = {a["type"] for a in made}
+    assert kinds == {"select", "play", "smoke", "sai", "tonfa", "discard", "shuriken"}, kinds
+    assert {"type": "sai", "piles": [0, 1]} in made
+    events = requests.get(f"{base}/v1/games/{game.id}/events?limit=1000", timeout=TIMEOUT).json()["items"]
+    cats = [e for e in events if e["type"] in ("action_taken", "choice_committed") and e["data"]["seat"] == 2]
+    assert len(cats) == len(made)  # each move acted exactly once
+    public = [a for a in made if a["type"] not in ("select", "smoke")]
+    assert [e["data"]["action"] for e in cats if e["type"] == "action_taken"] == public
+    assert watcher.errors == []

@@ -42,3 +42,15 @@ class Console:
     def _console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
             self.errors.append(f"{message.text} ({message.location.get('url')})")
+
+
+OVERFLOWING = """() => [...document.querySelectorAll('body *')]
+  .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5
+    && !el.closest('.scroll-x'))
+  .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`)"""
+
+
+def wider_than_the_screen(page: Page) -> list[str]:
+    """The elements that stick out past the page's right edge (a ``.scroll-x`` box's insides excepted: they
+    scroll within their box), as ``tag.class``: empty when the page fits its screen."""
+    return list(page.evaluate(OVERFLOWING))

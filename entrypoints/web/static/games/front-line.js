@@ -4,6 +4,7 @@
 // until the game is over and the view lists them.
 import {h} from "../lib/h.js";
 import {card, pile} from "../lib/cards.js";
+import {buttonsOnly, choosePicker} from "../lib/picks.js";
 
 const SUITS = {
   rock: {name: "Rock", symbol: "●"},
@@ -89,8 +90,14 @@ function camp(seat, state, view, ctx) {
   const out = state.out.includes(seat);
   const toAct = view.to_act.includes(seat);
   const marks = (id) => [attacking.has(id) && "fl-attacker", movable.has(id) && "fl-movable"].filter(Boolean);
-  const front = state.front[seat].map((id) => drawCard(id, ctx, {marks: marks(id)}));
-  const reserve = state.reinforcements[seat].map((id) => drawCard(id, ctx, {marks: marks(id)}));
+  // What may be clicked: one's own cards (an attack's, a refill's), the opposing front lines' (an attack's targets).
+  const mine = ctx.as === seat;
+  const pickable = (el, token) => { el.dataset.pick = token; return el; };
+  const front = state.front[seat].map((id) => pickable(drawCard(id, ctx, {marks: marks(id)}), mine ? `card:${id}` : `target:${id}`));
+  const reserve = state.reinforcements[seat].map((id) => {
+    const el = drawCard(id, ctx, {marks: marks(id)});
+    return mine ? pickable(el, `card:${id}`) : el;
+  });
   const captured = state.captured[seat].map((id) => drawCard(id, ctx, {small: true, marks: taken.has(id) ? ["fl-taken"] : []}));
   const name = ctx.names[seat] ?? `seat ${seat}`;
   return h("section", {class: ["fl-camp", toAct && "fl-to-act", out && "fl-out", ctx.as === seat && "fl-mine"],
@@ -183,6 +190,98 @@ export function drawTable(view, ctx) {
 function list(ids) {
   const names = ids.map(cardName);
   return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+// ---------------------------------------------------------------- playing on the table
+
+// The refill: `count` of one's reinforcements, clicked. An attack declaration (openapi.yaml,
+// FrontLineAttackSpace): a click on an opposing front-line card starts an attack on it; clicks on one's own
+// cards join it (the first, its initiator, from the front line); once it is enough, a click on another target
+// starts the next. The declaration is complete when every attack started is enough: it is offered to confirm
+// while more may be added, and sent at once when nothing more can be. Pass: a button.
+export function picker(legal) {
+  const buttons = legal.actions.filter((action) => action.type === "pass");
+  if (legal.refill) return choosePicker(legal.refill, "card:", (cards) => ({type: "refill", cards}));
+  if (!legal.attack) return buttonsOnly(buttons);
+  return attackPicker(legal.attack, buttons);
+}
+
+export function attackPicker(space, buttons = []) {
+  const cards = space.cards;
+  const targets = new Map(space.targets.map((t) => [t.target, t]));
+  const ids = Object.keys(cards);
+  const total = (group) => group.reduce((sum, id) => sum + cards[id].attack, 0);
+  // Rule 2's two ways, for a group as it stands: "normal" (no joker, every card in t.normal), "joker" (at most
+  // one joker, of t.jokers, every other card in t.reversed: the joker may still come).
+  const normal = (t, group) => group.every((id) => !cards[id].joker && t.normal.includes(id));
+  const jokered = (t, group) => {
+    const jokers = group.filter((id) => cards[id].joker);
+    return jokers.length <= 1 && jokers.every((id) => t.jokers.includes(id))
+      && group.every((id) => cards[id].joker || t.reversed.includes(id));
+  };
+  // Whether the group (its initiator in the front zone) can still grow into an attack that captures t,
+  // with the cards that no other attack of the declaration uses.
+  const canFinish = (t, group, used) => {
+    if (!group.length || cards[group[0]]?.zone !== "front") return false;
+    const free = (id) => !used.has(id) && !group.includes(id);
+    let best = -1;
+    if (normal(t, group)) best = total(group) + total(t.normal.filter((id) => free(id) && !cards[id].joker));
+    if (jokered(t, group)) {
+      const hasJoker = group.some((id) => cards[id].joker);
+      const spare = t.jokers.filter(free);
+      if (hasJoker || spare.length) {
+        const joker = hasJoker ? 0 : Math.max(...spare.map((id) => cards[id].attack));
+        best = Math.max(best, total(group) + joker + total(t.reversed.filter((id) => free(id) && !cards[id].joker)));
+      }
+    }
+    return best > t.defence;
+  };
+  // Rules 2-4: the group captures t as it is.
+  const enough = (t, group) => group.length > 0 && cards[group[0]].zone === "front" && total(group) > t.defence
+    && (normal(t, group) || (jokered(t, group) && group.filter((id) => cards[id].joker).length === 1));
+  return {
+    buttons,
+    next(selection) {
+      const attacks = [];
+      for (const token of selection) {
+        if (token.startsWith("target:")) attacks.push({target: token.slice(7), cards: []});
+        else if (attacks.length) attacks.at(-1).cards.push(token.slice(5));
+      }
+      const options = new Set();
+      const inUse = new Set(attacks.flatMap((a) => a.cards));
+      const current = attacks.at(-1);
+      if (current) {
+        const others = new Set(attacks.slice(0, -1).flatMap((a) => a.cards));
+        const t = targets.get(current.target);
+        for (const id of ids) {
+          if (!inUse.has(id) && canFinish(t, [...current.cards, id], others)) options.add(`card:${id}`);
+        }
+      }
+      if (!current || enough(targets.get(current.target), current.cards)) {
+        const targeted = new Set(attacks.map((a) => a.target));
+        for (const t of targets.values()) {
+          if (!targeted.has(t.target) && ids.some((id) => !inUse.has(id) && canFinish(t, [id], inUse))) options.add(`target:${t.target}`);
+        }
+      }
+      const done = attacks.length > 0 && attacks.every((a) => enough(targets.get(a.target), a.cards));
+      return {options, complete: done ? [{type: "attack", attacks: attacks.map((a) => ({target: a.target, cards: a.cards}))}] : []};
+    },
+  };
+}
+
+// A chosen card's badge: the number of the attack it joins (its target reads ⚔ and the same number).
+export function pickOrder(token, selection) {
+  const upTo = selection.slice(0, selection.indexOf(token) + 1);
+  return String(upTo.filter((t) => t.startsWith("target:")).length);
+}
+
+export function actionLabel(action) {
+  switch (action.type) {
+    case "pass": return "Pass";
+    case "refill": return `Move up ${list(action.cards)}`;
+    case "attack": return `Attack ${action.attacks.map((a) => `${cardName(a.target)} with ${list(a.cards)}`).join("; ")}`;
+    default: return null;
+  }
 }
 
 export function sentence(event, ctx) {

@@ -8,6 +8,7 @@
 // the game (a played special, once its round is over) or out of play (the third special).
 import {card, pile} from "../lib/cards.js";
 import {h} from "../lib/h.js";
+import {listPicker} from "../lib/picks.js";
 
 const STYLE = "/app/games/kiri-ai.css";
 if (!document.querySelector(`link[href="${STYLE}"]`)) {
@@ -97,7 +98,8 @@ function battlefield(state, ctx) {
   return h("figure", {class: "kiri-field", "aria-label": "The battlefield"},
     h("figcaption", {}, "Battlefield: ", h("span", {class: "kiri-dir"}, "● Blue's side ← → Red's side ◆")),
     h("ol", {class: "kiri-spaces"},
-      spaces.map((space) => h("li", {class: ["kiri-space", on(space).length && "occupied"], "data-space": space},
+      spaces.map((space) => h("li", {class: ["kiri-space", on(space).length && "occupied"], "data-space": space,
+        "data-pick": `space:${space}`, "aria-label": `space ${space}`},
         h("span", {class: "kiri-space-no"}, space),
         state.samurai[0].space === null ? startZone(state, space) : null,
         on(space).map((seat) => samuraiToken(state.samurai[seat], seat, ctx))))),
@@ -140,7 +142,9 @@ function side(view, seat, own, ctx) {
   const spent = state.specials_used[seat];
   const spentElsewhere = spent && !played.some((p) => p.id === spent);
   const mine = seat === own && view.my_choice?.type === "program" ? view.my_choice : null;
-  const hand = known ? known.map((id) => programmedMark(kiriCard(id), id, mine)) : hidden(state.hand_sizes[seat]);
+  const programming = seat === own && view.phase === "program";
+  const hand = known ? known.map((id) => programmedMark(programming ? withFaces(kiriCard(id), id) : kiriCard(id), id, mine))
+    : hidden(state.hand_sizes[seat]);
   return h("section", {class: ["kiri-side", who.cls, view.to_act.includes(seat) && "to-act"], "data-seat": seat,
     "aria-label": `${who.name} samurai, ${ctx.names[seat]}`},
   h("h3", {}, h("span", {class: "kiri-mark", "aria-hidden": "true"}, who.mark), ` ${who.name}: ${ctx.names[seat]}`,
@@ -169,6 +173,21 @@ function programmedMark(el, id, mine) {
   return el;
 }
 
+// A card of one's own hand while programming: each face it may be played as, to click (the first click
+// is the first action, the second the second): a one-face card is clicked whole, a two-face card on a face.
+function withFaces(el, id) {
+  const faces = Object.entries(FACE_CARD).filter(([, card]) => card === id).map(([face]) => face);
+  if (CARDS[id]?.kind === "special") faces.push("special");
+  if (faces.length === 1) {
+    el.dataset.pick = `face:${faces[0]}`;
+    return el;
+  }
+  el.classList.add("kiri-two-faced");
+  el.append(h("span", {class: "kiri-faces"}, faces.map((face) => h("span", {class: "kiri-face", "data-pick": `face:${face}`,
+    role: "img", "aria-label": faceName(face, null)}, faceName(face, null)))));
+  return el;
+}
+
 // The round's program: two slots, each turned face up when its step is revealed (before round 1 on the
 // advanced battlefield: the secret start instead).
 function program(view, seat, played, mine) {
@@ -179,8 +198,12 @@ function program(view, seat, played, mine) {
     const start = view.my_choice?.type === "setup" && seat === (view.you ?? null) ? view.my_choice : null;
     const note = start ? `space ${start.space} in ${start.stance} (secret)` : chosen ? "chosen, secret"
       : "choosing…";
+    const choosing = seat === view.you && view.to_act.includes(seat);
     return h("div", {class: "kiri-program"}, h("div", {class: "kiri-slot pending"},
-      h("span", {class: "kiri-slot-name"}, `Start: ${note}`)));
+      h("span", {class: "kiri-slot-name"}, `Start: ${note}`),
+      choosing ? h("span", {class: "kiri-stances"}, "Stance: ", Object.entries(STANCES).map(([stance, text]) =>
+        h("span", {class: ["kiri-stance-pick", stance], "data-pick": `stance:${stance}`, role: "img",
+          "aria-label": `start in ${stance}`}, text))) : null));
   }
   const slot = (step) => {
     const done = played.find((p) => p.step === step);
@@ -222,6 +245,27 @@ function outOfPlay(state) {
   if (state.round === 0 && !state.set_aside_special) return null;
   const third = state.set_aside_special;
   return pile("Special out of play", [third ? kiriCard(third, {small: true}) : card({hidden: true, small: true})]);
+}
+
+// ---- playing on the table
+
+// The program: two faces of two different cards of the hand, in order (first, then second). The advanced
+// start: a space of one's start zone and a stance, in either order.
+export function picker(legal) {
+  const setup = legal.actions.some((action) => action.type === "setup");
+  return listPicker(legal.actions, (action) => {
+    if (action.type === "program") return [`face:${action.first}`, `face:${action.second}`];
+    if (action.type === "setup") return [`space:${action.space}`, `stance:${action.stance}`];
+    return null;
+  }, {ordered: !setup});
+}
+
+export function actionLabel(action) {
+  switch (action.type) {
+    case "program": return `Program ${faceName(action.first, null)}, then ${faceName(action.second, null)}`;
+    case "setup": return `Start on space ${action.space} in ${action.stance}`;
+    default: return null;
+  }
 }
 
 export function sentence(event, ctx) {

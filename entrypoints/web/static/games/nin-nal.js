@@ -3,6 +3,7 @@
 // viewer may not see it), won cards and score, the unused cards, the tie-break's throws and the result.
 import {h} from "../lib/h.js";
 import {card, pile} from "../lib/cards.js";
+import {listPicker} from "../lib/picks.js";
 
 const STYLE = "/app/games/nin-nal.css";
 const HAND = 9; // cards dealt to each seat
@@ -87,7 +88,8 @@ function middle(view, ctx) {
     state.piles.map((cards, index) => {
       const takeable = resolving?.can_take?.includes(index);
       const worth = total(cards);
-      return h("figure", {class: ["nn-pile", takeable && "takeable"], "data-pile": index},
+      return h("figure", {class: ["nn-pile", takeable && "takeable"], "data-pile": index, "data-pick": `pile:${index}`,
+        "aria-label": `Pile ${index}: ${cards.length} ${cards.length === 1 ? "card" : "cards"}, worth ${signed(worth)}`},
         h("figcaption", {},
           h("strong", {}, `Pile ${index}`),
           ` · ${cards.length} ${cards.length === 1 ? "card" : "cards"} · worth ${signed(worth)}`,
@@ -140,8 +142,11 @@ function seatPanel(view, ctx, seat) {
   const acting = view.to_act.includes(seat) || state.resolving?.seat === seat;
   const won = state.won[seat] || [];
   const rank = view.result?.ranks?.[seat];
-  const handCards = hand ? hand.map((id) => face(id, {small: true, selected: id === pick, detail: id === pick ? "chosen" : ""}))
-    : hidden(size);
+  const handCards = hand ? hand.map((id) => {
+    const el = face(id, {small: true, selected: id === pick, detail: id === pick ? "chosen" : ""});
+    if (mine) el.dataset.pick = `card:${id}`; // the viewer's own hand: a card to select
+    return el;
+  }) : hidden(size);
   return h("section", {class: ["nn-seat", acting && "acting", rank === 1 && "winner"], "data-seat": seat,
     "aria-label": `${ctx.names[seat]}: ${state.scores[seat]} points`},
     h("header", {},
@@ -182,7 +187,39 @@ function tieBreak(tie, view, ctx) {
           `${ctx.names[t.seat]}: ${SIGNS[t.sign] ?? t.sign}`)),
         h("span", {class: "nn-verdict"}, colours.size === 2 ? `${names(out)} out` : "tied: throw again"));
     })) : h("p", {class: "empty"}, "No throw yet."),
-    h("p", {}, view.phase === "over" ? `Still in at the end: ${names(tie.remaining)}` : `Still in: ${names(tie.remaining)}`));
+    h("p", {}, view.phase === "over" ? `Still in at the end: ${names(tie.remaining)}` : `Still in: ${names(tie.remaining)}`),
+    throwChoice(view));
+}
+
+// The viewer's throw, while it is due: the three signs to click.
+function throwChoice(view) {
+  if (view.phase !== "tie_break" || view.you === null || view.you === undefined || !view.to_act.includes(view.you)) return null;
+  return h("div", {class: "nn-throw-choice", "aria-label": "Your throw"},
+    h("span", {class: "nn-throw-no"}, "Your throw:"),
+    Object.entries(SIGNS).map(([sign, text]) => h("span", {class: ["nn-sign", "nn-sign-pick", `sign-${sign}`],
+      "data-pick": `sign:${sign}`, role: "img", "aria-label": `throw ${sign}`}, text)));
+}
+
+// ---------------------------------------------------------------- playing on the table
+
+// A card of the hand (select, in secret), a pile (take or place), a sign (the tie-break's throw): one click each.
+export function picker(legal) {
+  return listPicker(legal.actions, (action) => {
+    if (action.type === "select") return [`card:${action.card}`];
+    if (action.type === "take" || action.type === "place") return [`pile:${action.pile}`];
+    if (action.type === "throw") return [`sign:${action.sign}`];
+    return null;
+  });
+}
+
+export function actionLabel(action) {
+  switch (action.type) {
+    case "select": return `Choose ${cardName(action.card)}`;
+    case "take": return `Take pile ${action.pile}`;
+    case "place": return `Place the card on pile ${action.pile}`;
+    case "throw": return `Throw ${action.sign}`;
+    default: return null;
+  }
 }
 
 // ---------------------------------------------------------------- the log's sentences

@@ -4,6 +4,7 @@
 // The viewer's seat sits at the bottom (a spectator's view: seat 0 at the bottom).
 import {h} from "../lib/h.js";
 import {card} from "../lib/cards.js";
+import {choosePicker, listPicker} from "../lib/picks.js";
 
 const STYLE = "/app/games/san-ban.css";
 const CELLS = ["top-left", "top", "top-right", "left", "centre", "right", "bottom-left", "bottom", "bottom-right"];
@@ -52,6 +53,7 @@ function triad(id, def, {owner, names, flippedFrom, small, tag} = {}) {
   const el = card({id, label: id, suit: element, symbol: element ? ELEMENTS[element] : null,
     value: element ? "" : "·", small});
   el.classList.add("sb-card");
+  el.dataset.pick = `card:${id}`;
   if (owner !== undefined && owner !== null) el.classList.add(`sb-owner-${owner}`);
   el.setAttribute("aria-label", label);
   el.setAttribute("title", label);
@@ -121,7 +123,8 @@ function board(view, names) {
       const cell = row * 3 + col;
       const placed = state.board[cell];
       if (!placed) {
-        return h("div", {class: "sb-cell empty", role: "gridcell", "data-cell": cell, "aria-label": `${CELLS[cell]} cell, empty`},
+        return h("div", {class: "sb-cell empty", role: "gridcell", "data-cell": cell, "data-pick": `cell:${cell}`,
+          "aria-label": `the ${CELLS[cell]} cell, empty`},
           h("span", {class: "sb-cell-name"}, CELLS[cell]));
       }
       const first = originalOwner(state, placed.card);
@@ -236,6 +239,34 @@ function zone(caption, cards, extra) {
     h("div", {class: "cards"}, cards.length ? cards : h("span", {class: "empty"}, "none")));
 }
 
+// ---- playing on the table ----
+
+// The pick of five: the deck's cards, in the order clicked (the play order in gamer mode). A turn: a card
+// of the hand, then an empty cell, in either order (in gamer and advanced modes the cell alone: the card is
+// the hand's next). The claim: one of the loser's cards. Choosing who starts, or claiming none: buttons.
+export function picker(legal) {
+  if (legal.choose) {
+    const {type, count, from} = legal.choose;
+    return choosePicker({count, from}, "card:", (cards) => ({type, cards}));
+  }
+  return listPicker(legal.actions, (action) => {
+    if (action.type === "place") return action.card ? [`card:${action.card}`, `cell:${action.cell}`] : [`cell:${action.cell}`];
+    if (action.type === "claim" && action.card) return [`card:${action.card}`];
+    return null;
+  });
+}
+
+export function actionLabel(action) {
+  switch (action.type) {
+    case "place": return `${action.card ? `Play ${action.card}` : "Play the next card"} on the ${CELLS[action.cell]} cell`;
+    case "choose_first": return action.first ? "Go first" : "Go second";
+    case "claim": return action.card ? `Claim ${action.card}` : "Claim no card";
+    case "choose_hand": return `Pick ${action.cards.join(", ")}`;
+    case "set_order": return `Pick, in this order: ${action.cards.join(", ")}`;
+    default: return null;
+  }
+}
+
 // ---- the log ----
 
 const RULE_WORDS = {capture: "capture", elemental: "the elemental rule", add: "the add rule"};
@@ -258,7 +289,7 @@ export function sentence(event, ctx) {
     case "coin_flipped":
       return `${name(data.winner)} won the coin toss and chooses who starts.`;
     case "first_chosen":
-      return data.first ? `${name(data.seat)} chose to go first.` : `${name(data.seat)} chose to go second: ${name(data.first_player)} starts.`;
+      return `${name(data.first_player ?? data.seat)} starts.`;
     case "card_placed":
       return `${name(data.seat)} placed ${fullName(data.card, data.card_def)} on the ${CELLS[data.cell]} cell.`;
     case "cards_flipped": {

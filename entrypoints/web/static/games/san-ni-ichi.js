@@ -8,6 +8,7 @@
 // Every element and weapon has a symbol and a name besides its colour.
 import {card, pile} from "../lib/cards.js";
 import {h} from "../lib/h.js";
+import {listPicker} from "../lib/picks.js";
 
 const STYLE = "/app/games/san-ni-ichi.css";
 
@@ -172,18 +173,20 @@ function seatMat(view, state, ctx, seat, name) {
     h("header", {}, h("strong", {}, name(seat)), seat === ctx.as ? h("span", {class: "sni-mark"}, "you") : null,
       h("span", {class: "sni-total", title: "damage so far"}, `✖ ${score}`, h("small", {}, " damage"))),
     h("div", {class: "sni-marks"}, marks),
-    combatPile(state, seat),
-    damagePile(state, seat),
+    combatPile(state, seat, name),
+    damagePile(state, seat, name),
     handOf(view, state, ctx, seat));
 }
 
-function combatPile(state, seat) {
+function combatPile(state, seat, name) {
   const cards = state.combat[seat];
   const top = state.tops[seat];
   const drawn = cards.map((id, i) => {
     const isTop = i === cards.length - 1;
-    return sniCard(id, {element: isTop && top && parse(id).kind === "yoso-kogeki" ? top.element : undefined,
+    const shown = sniCard(id, {element: isTop && top && parse(id).kind === "yoso-kogeki" ? top.element : undefined,
       note: isTop ? "top of the combat pile" : null});
+    if (isTop) shown.dataset.pick = `card:${id}`; // a Tonfa may drop the top card it takes
+    return shown;
   });
   let caption = "Combat pile";
   if (top) {
@@ -192,13 +195,17 @@ function combatPile(state, seat) {
   }
   const figure = pile(caption, drawn, {empty: "no pile"});
   figure.classList.add("sni-combat");
+  figure.dataset.pick = `pile:${seat}`; // a card played on it, a pile moved to it, a Sai's swap, a Tonfa's take
+  figure.setAttribute("aria-label", `${name(seat)}'s combat pile`);
   return figure;
 }
 
-function damagePile(state, seat) {
+function damagePile(state, seat, name) {
   const figure = pile(`Damage pile · ${state.damage[seat].length} card${state.damage[seat].length === 1 ? "" : "s"}`,
     state.damage[seat].map((id) => sniCard(id, {small: true})), {empty: "no damage"});
   figure.classList.add("sni-damage");
+  figure.dataset.pick = `damage:${seat}`; // a Shuriken's target
+  figure.setAttribute("aria-label", `${name(seat)}'s damage pile`);
   return figure;
 }
 
@@ -207,7 +214,11 @@ function handOf(view, state, ctx, seat) {
   const known = state.hands ? state.hands[seat] : seat === ctx.as && state.hand ? state.hand : null;
   const chosen = seat === ctx.as && view.my_choice?.type === "select" ? view.my_choice.card : null;
   const cards = known
-    ? known.map((id) => sniCard(id, {small: true, selected: id === chosen, note: id === chosen ? "chosen" : null}))
+    ? known.map((id) => {
+      const shown = sniCard(id, {small: true, selected: id === chosen, note: id === chosen ? "chosen" : null});
+      if (seat === ctx.as) shown.dataset.pick = `card:${id}`; // one's own hand: a card to select, or to drop (Tonfa)
+      return shown;
+    })
     : hiddenCards(size);
   const caption = known ? `Hand · ${known.length}` + (chosen ? ` · chosen: ${cardName(chosen)}` : "")
     : `Hand · ${size} face down`;
@@ -249,6 +260,41 @@ function discardPanel(state) {
     {empty: "none yet"});
   figure.classList.add("sni-discards");
   return figure;
+}
+
+// ---------------------------------------------------------------- playing on the table
+
+// A card of one's hand (select, in secret); the resolving card's use: a combat pile to play it on (one's
+// own first, then another seat's to counter the pile there), two piles to swap (Sai, either order), a damage
+// pile (Shuriken), a pile then the card to drop (Tonfa: a card of the hand or the top card taken).
+// Discarding and the smoke bomb's yes or no are buttons.
+export function picker(legal) {
+  const sai = legal.actions.some((action) => action.type === "sai");
+  return listPicker(legal.actions, (action) => {
+    switch (action.type) {
+      case "select": return [`card:${action.card}`];
+      case "play": return "counter_to" in action ? [`pile:${action.target}`, `pile:${action.counter_to}`] : [`pile:${action.target}`];
+      case "sai": return action.piles.map((seat) => `pile:${seat}`);
+      case "shuriken": return [`damage:${action.target}`];
+      case "tonfa": return [`pile:${action.pile}`, `card:${action.discard}`];
+      default: return null;
+    }
+  }, {ordered: !sai});
+}
+
+export function actionLabel(action, ctx) {
+  const name = (seat) => ctx?.names?.[seat] ?? `seat ${seat}`;
+  const whose = (seat) => (seat === ctx?.as ? "your own" : `${name(seat)}'s`);
+  switch (action.type) {
+    case "select": return `Pick ${cardName(action.card)}`;
+    case "play": return `Play on ${whose(action.target)} pile` + ("counter_to" in action ? `, moving it to ${name(action.counter_to)}` : "");
+    case "discard": return "Discard the card";
+    case "sai": return `Swap ${name(action.piles[0])}'s and ${name(action.piles[1])}'s piles`;
+    case "shuriken": return `Throw the Shuriken into ${whose(action.target)} damage pile`;
+    case "tonfa": return `Take ${name(action.pile)}'s top card, drop ${cardName(action.discard)}`;
+    case "smoke": return action.use ? "Use a smoke bomb" : "No smoke bomb";
+    default: return null;
+  }
 }
 
 // ---------------------------------------------------------------- the log

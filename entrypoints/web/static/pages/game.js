@@ -5,7 +5,9 @@
 // follows the step, so any position can be shared. The table carries data-step and data-as; every card
 // data-card (tests and outside checks rely on these).
 import {ApiError, api, newKey, tokens} from "../lib/api.js";
+import {showChecks} from "../lib/audit.js";
 import {fill, h} from "../lib/h.js";
+import {buttonsOnly} from "../lib/picks.js";
 
 const GAMES = ["san-ban", "nin-nal", "kiri-ai", "san-ni-ichi", "front-line"];
 const root = document.getElementById("app");
@@ -22,6 +24,9 @@ const page = {
   steps: new Map(), // step -> {step, event, view}: every step's view, loaded once (loadSteps)
   stream: null,
   frame: null, // the page's parts, built once (buildFrame)
+  ctx: null, // the drawing's context of the step shown
+  play: null, // this seat's move being made: {version, legal, picker, selection, panel, sending, error}
+  keys: new Map(), // "version:action" -> its Idempotency-Key
 };
 
 async function start() {
@@ -88,34 +93,50 @@ async function loadSteps(from) {
 async function show() {
   const {view, step, event} = await viewNow();
   const ctx = {as: page.as, names: view.seats.map((s) => s.name ?? `seat ${s.seat}`), view, event};
+  page.ctx = ctx;
   if (!page.frame) page.frame = buildFrame();
   const {head, table, log, steps, play} = page.frame;
+  if (log.dataset.count !== String(page.events.length)) fillLog(log, ctx);
+  log.querySelector("li.current")?.classList.remove("current");
+  const current = log.querySelector(`li[data-seq='${step}']`);
+  current?.classList.add("current");
+  if (current) keepInView(log.parentElement, current);
   fill(head, header(view, step));
   table.dataset.step = step;
   table.dataset.as = page.as === null ? "spectator" : page.as;
   table.dataset.game = view.game;
   table.setAttribute("aria-label", `The table at step ${step}`);
   fill(table, seatsPanel(view, ctx), page.drawer.drawTable(view, ctx));
-  if (log.dataset.count !== String(page.events.length)) fillLog(log, ctx);
-  log.querySelector("li.current")?.classList.remove("current");
-  const current = log.querySelector(`li[data-seq='${step}']`);
-  current?.classList.add("current");
-  current?.scrollIntoView({block: "nearest"});
-  fill(steps, controls(step));
+  steps.update(step);
   fill(play, playPanel(view, ctx));
 }
 
+// Scroll the log's box (not the page) so the current line shows. It runs before the step changes anything,
+// while the layout is still the one painted, so reading it costs nothing (scrollIntoView after the table is
+// redrawn would lay the page out again in the middle of the step: a third of a step's time).
+function keepInView(box, item) {
+  const top = item.offsetTop;
+  const bottom = top + item.offsetHeight;
+  if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
+    box.scrollTop = Math.max(0, top - (box.clientHeight - item.offsetHeight) / 2);
+  }
+}
+
 function buildFrame() {
-  const frame = {head: h("div", {class: "game-head"}), table: h("section", {class: "table"}),
-    log: h("ol"), steps: h("div"), play: h("div")};
+  const frame = {head: h("div", {class: "game-head"}),
+    table: h("section", {class: "table", on: {click: onPick, keydown: onPick}}),
+    log: h("ol"), steps: controls(), play: h("div")};
   fill(root, frame.head,
     h("div", {class: "game-layout"}, frame.table, h("aside", {class: "log", "aria-label": "Event log"}, h("h2", {}, "Log"), frame.log)),
     frame.steps, frame.play, auditPanel());
   return frame;
 }
 
+// A seat's move (what it chose) is a line of its own; what followed from it is indented under it.
+const MOVES = new Set(["action_taken", "choice_committed"]);
+
 function fillLog(log, ctx) {
-  fill(log, page.events.map((event) => h("li", {"data-seq": event.seq},
+  fill(log, page.events.map((event) => h("li", {"data-seq": event.seq, class: MOVES.has(event.type) ? "move" : "effect"},
     h("a", {href: stepUrl(event.seq), on: {click: (e) => { e.preventDefault(); goTo(event.seq); }}},
       h("span", {class: "seq"}, event.seq), " ", describe(event, ctx)))));
   log.dataset.count = String(page.events.length);
@@ -146,19 +167,16 @@ function auditPanel() {
 }
 
 function showVerdict(el, report) {
-  el.dataset.verdict = report.verdict;
-  const words = {verified: "✔ Verified: every event chained, every hidden part proven, the result re-derived.",
-    in_progress: "… In progress: the chain and commitments are valid; the result is not proven yet.",
-    failed: "✘ Not verified"};
-  const failedAt = report.first_bad_event;
-  el.textContent = words[report.verdict] + (report.verdict === "failed"
-    ? `: ${(report.checks || []).filter((c) => !c.ok).map((c) => c.name).join(", ")}${failedAt ? ` (first bad event: ${failedAt})` : ""}` : "");
+  showChecks(el, report);
   for (const item of document.querySelectorAll(".log li.bad")) item.classList.remove("bad");
-  if (failedAt) document.querySelector(`.log li[data-seq='${failedAt}']`)?.classList.add("bad");
+  if (report.first_bad_event) document.querySelector(`.log li[data-seq='${report.first_bad_event}']`)?.classList.add("bad");
 }
 
-// Playing, with this tab's seat token: the seat's legal actions (GET /actions) as buttons, sent with an
-// Idempotency-Key and the expected version, so a double click or a retry never acts twice.
+// Playing, with this tab's seat token: the seat's legal actions (GET /actions) become clickable on the
+// table (lib/picks.js: a card, then a cell or a target), with buttons for those that have nothing to click
+// and the whole list as buttons too (for keyboards and screen readers). Each action is sent with an
+// Idempotency-Key (the same for the same action at the same version) and the expected version, so a
+// double click or a retry never acts twice.
 function playPanel(view, ctx) {
   const panel = h("section", {class: "play", "aria-label": "Play"});
   if (page.step !== null || view.status !== "active") return panel;
@@ -169,32 +187,106 @@ function playPanel(view, ctx) {
     return fill(panel, form);
   }
   if (!view.to_act.includes(page.as)) {
-    return fill(panel, h("p", {}, view.committed.includes(page.as) ? "Your choice is committed." : "Waiting for the others."));
+    page.play = null;
+    return fill(panel, h("p", {}, view.committed.includes(page.as) ? "Your choice is committed: it is revealed when every seat has chosen." : "Waiting for the others."));
+  }
+  if (page.play?.version === view.version) {
+    page.play.panel = panel;
+    drawPlay(ctx);
+    return panel;
   }
   fill(panel, h("p", {}, "Your move…"));
   api(`/v1/games/${gameId}/actions`, {token: page.token}).then((legal) => {
-    const label = (action) => page.drawer.actionLabel?.(action, ctx) || actionText(action);
-    fill(panel, h("h2", {}, "Your move"), h("div", {class: "actions"}, legal.actions.map((action) =>
-      h("button", {type: "button", class: "action", "data-action": JSON.stringify(action),
-        on: {click: (e) => act(action, legal.version, e.currentTarget, panel)}}, label(action)))),
-      h("p", {class: "error", role: "alert"}));
+    if (legal.version !== view.version || page.step !== null) return; // a newer view is on its way
+    const picker = page.drawer.picker?.(legal, view, ctx) ?? buttonsOnly(legal.actions);
+    page.play = {version: legal.version, legal, picker, selection: [], panel, sending: false, error: ""};
+    drawPlay(ctx);
   }).catch(report);
   return panel;
+}
+
+// The play panel and the table's marks for the selection as it stands.
+function drawPlay(ctx) {
+  const play = page.play;
+  const {options, complete} = play.picker.next(play.selection);
+  markTable(options, play.selection);
+  const label = (action) => page.drawer.actionLabel?.(action, ctx) || actionText(action);
+  const button = (action, extra = {}) => h("button", {type: "button", class: "action", "data-action": JSON.stringify(action),
+    disabled: play.sending, on: {click: () => act(action)}, ...extra}, label(action));
+  const chosen = play.selection.map((token) => page.frame.table.querySelector(`[data-pick="${CSS.escape(token)}"]`)
+    ?.getAttribute("aria-label") ?? token);
+  const hint = options.size
+    ? (play.selection.length ? "Click a highlighted place to go on, or a chosen one to take it back." : "Click a highlighted card or place on the table.")
+    : "";
+  const listed = play.legal.actions.length <= 300 ? play.legal.actions : [];
+  fill(play.panel, h("h2", {}, "Your move"),
+    h("p", {class: "hint", "aria-live": "polite"}, hint,
+      chosen.length ? h("span", {class: "chosen-picks"}, ` Chosen: ${chosen.join(" → ")}.`) : null),
+    complete.length ? h("div", {class: "actions confirm"}, complete.map((action) => button(action, {"data-confirm": ""}))) : null,
+    h("div", {class: "actions"},
+      play.picker.buttons.map((action) => button(action)),
+      play.selection.length ? h("button", {type: "button", "data-clear": "", on: {click: () => { play.selection = []; drawPlay(ctx); }}}, "Clear") : null),
+    h("p", {class: "error", role: "alert"}, play.error),
+    listed.length ? h("details", {class: "all-actions"}, h("summary", {}, `Every legal action (${listed.length})`),
+      h("div", {class: "actions"}, listed.map((action) => button(action)))) : null);
+  if (!play.sending && complete.length === 1 && options.size === 0) act(complete[0]);
+}
+
+// data-pick elements of the table: pickable (a button, reachable by Tab) or picked (with its order: the
+// click's number, or what the game's pickOrder(token, selection) says, e.g. which attack a card joins).
+function markTable(options, selection) {
+  for (const el of page.frame.table.querySelectorAll("[data-pick]")) {
+    const token = el.dataset.pick;
+    const at = selection.indexOf(token);
+    const pickable = !page.play?.sending && (options.has(token) || at >= 0);
+    el.classList.toggle("pickable", pickable);
+    el.classList.toggle("picked", at >= 0);
+    if (at >= 0) el.dataset.order = page.drawer.pickOrder?.(token, selection) ?? String(at + 1);
+    else delete el.dataset.order;
+    if (pickable) {
+      el.setAttribute("role", "button");
+      el.tabIndex = 0;
+      el.setAttribute("aria-pressed", at >= 0 ? "true" : "false");
+    } else if (el.getAttribute("role") === "button") {
+      el.setAttribute("role", "img");
+      el.removeAttribute("tabindex");
+      el.removeAttribute("aria-pressed");
+    }
+  }
+}
+
+// A click (or Enter/Space) on a pickable place: add it to the selection, or take it back with what followed.
+function onPick(event) {
+  if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
+  const el = event.target.closest?.("[data-pick].pickable");
+  if (!el || !page.play || page.play.sending) return;
+  event.preventDefault();
+  const token = el.dataset.pick;
+  const at = page.play.selection.indexOf(token);
+  page.play.selection = at >= 0 ? page.play.selection.slice(0, at) : [...page.play.selection, token];
+  page.play.error = "";
+  drawPlay(page.ctx);
+  page.frame.table.querySelector(`[data-pick="${CSS.escape(token)}"]`)?.focus();
 }
 
 function actionText(action) {
   return Object.entries(action).map(([k, v]) => (k === "type" ? v : `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)).join(", ");
 }
 
-async function act(action, version, button, panel) {
-  const key = button.dataset.key || (button.dataset.key = newKey()); // a retry of this click reuses its key
-  for (const other of panel.querySelectorAll("button")) other.disabled = true;
+async function act(action) {
+  const play = page.play;
+  const id = `${play.version}:${JSON.stringify(action)}`;
+  if (!page.keys.has(id)) page.keys.set(id, newKey()); // a retry of the same action reuses its key
+  play.sending = true;
+  drawPlay(page.ctx);
   try {
-    await api(`/v1/games/${gameId}/actions`, {method: "POST", token: page.token, key,
-      body: {action, expected_version: version}});
+    await api(`/v1/games/${gameId}/actions`, {method: "POST", token: page.token, key: page.keys.get(id),
+      body: {action, expected_version: play.version}});
   } catch (error) {
-    for (const other of panel.querySelectorAll("button")) other.disabled = false;
-    panel.querySelector(".error").textContent = error instanceof ApiError ? error.message : String(error);
+    play.sending = false;
+    play.selection = [];
+    play.error = error instanceof ApiError ? error.message : String(error);
+    drawPlay(page.ctx);
     return;
   }
   if (!page.stream) await show().catch(report); // else the stream brings the new events and redraws
@@ -277,19 +369,31 @@ export function describe(event, ctx) {
   }
 }
 
-function controls(step) {
-  const slider = h("input", {type: "range", min: 1, max: page.last, value: step, "aria-label": "Step",
+// The step controls, built once and updated in place at each step (stepping must stay under a frame).
+function controls() {
+  const slider = h("input", {type: "range", min: 1, "aria-label": "Step", "aria-valuetext": "",
     on: {input: (e) => goTo(Number(e.target.value))}});
-  const button = (label, text, target, disabled) =>
-    h("button", {type: "button", "aria-label": label, disabled, on: {click: () => goTo(target)}}, text);
-  return h("nav", {class: "steps", "aria-label": "Steps"},
-    button("First step", "«", 1, step <= 1),
-    button("Previous step", "◀", step - 1, step <= 1),
+  const now = () => page.step ?? page.last;
+  const button = (label, text, target) =>
+    h("button", {type: "button", "aria-label": label, on: {click: () => goTo(target())}}, text);
+  const parts = {
+    first: button("First step", "«", () => 1),
+    previous: button("Previous step", "◀", () => now() - 1),
+    next: button("Next step", "▶", () => now() + 1),
+    last: button("Last step", "»", () => page.last),
+    live: h("button", {type: "button", on: {click: () => goLive()}}, "Back to live"),
     slider,
-    button("Next step", "▶", step + 1, step >= page.last),
-    button("Last step", "»", page.last, step >= page.last),
-    page.step !== null && page.meta.status === "active"
-      ? h("button", {type: "button", on: {click: () => goLive()}}, "Back to live") : null);
+  };
+  const nav = h("nav", {class: "steps", "aria-label": "Steps"}, parts.first, parts.previous, slider, parts.next, parts.last, parts.live);
+  nav.update = (step) => {
+    slider.max = page.last;
+    slider.value = step;
+    slider.setAttribute("aria-valuetext", `step ${step} of ${page.last}`);
+    parts.first.disabled = parts.previous.disabled = step <= 1;
+    parts.next.disabled = parts.last.disabled = step >= page.last;
+    parts.live.hidden = !(page.step !== null && page.meta.status === "active");
+  };
+  return nav;
 }
 
 function stepUrl(step) {
@@ -334,9 +438,17 @@ async function follow() {
     page.events.push(event);
     page.last = Math.max(page.last, event.seq);
     if (event.type === "game_sealed") page.meta = await api(`/v1/games/${gameId}`, {token: page.token});
-    if (page.step === null) await show().catch(report);
+    if (page.step === null && waiting === 0) await show().catch(report); // a burst is drawn once, at its end
   };
-  for (const type of EVENT_TYPES) page.stream.addEventListener(type, heard);
+  // One event at a time, in the order heard: a handler that awaits the API must not let a later event's
+  // answer be drawn before an earlier one's (the older view would stay on the table).
+  let queue = Promise.resolve();
+  let waiting = 0;
+  const inOrder = (message) => {
+    waiting += 1;
+    queue = queue.then(() => { waiting -= 1; return heard(message); }).catch(report);
+  };
+  for (const type of EVENT_TYPES) page.stream.addEventListener(type, inOrder);
 }
 
 // Every event type of every game (an EventSource dispatches a named event only to its own listeners);

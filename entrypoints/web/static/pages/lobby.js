@@ -1,7 +1,10 @@
 // /: the lobby. Games with an open seat (Join), games live and finished (filter by game and status,
-// newest first, paged), and a form to create a game built from GET /v1/catalog.
+// newest first, paged), tournaments, and the forms to create a game or a tournament, built from
+// GET /v1/catalog.
 import {ApiError, api, newKey, tokens} from "../lib/api.js";
+import {optionsFieldset, problemText, readOptions, showLevel} from "../lib/forms.js";
 import {fill, h} from "../lib/h.js";
+import {tournamentForm} from "../lib/tournament-form.js";
 
 const root = document.getElementById("app");
 const state = {catalog: [], game: "", status: "", cursors: [null]};
@@ -11,10 +14,16 @@ async function start() {
   fill(root,
     h("h1", {}, "Games"),
     h("div", {class: "lobby"},
-      h("section", {"aria-labelledby": "open-title"}, h("h2", {id: "open-title"}, "Open seats"), h("div", {id: "open"})),
-      h("section", {"aria-labelledby": "list-title"}, h("h2", {id: "list-title"}, "All games"), filters(), h("div", {id: "list"})),
-      h("section", {"aria-labelledby": "create-title"}, h("h2", {id: "create-title"}, "New game"), createForm())));
-  await Promise.all([showOpen(), showList()]);
+      h("div", {class: "lobby-col"},
+        h("section", {"aria-labelledby": "open-title"}, h("h2", {id: "open-title"}, "Open seats"), h("div", {id: "open"})),
+        h("section", {"aria-labelledby": "list-title"}, h("h2", {id: "list-title"}, "All games"), filters(), h("div", {id: "list"})),
+        h("section", {"aria-labelledby": "tournaments-title"}, h("h2", {id: "tournaments-title"}, "Tournaments"),
+          h("div", {id: "tournaments"}))),
+      h("div", {class: "lobby-col"},
+        h("section", {"aria-labelledby": "create-title"}, h("h2", {id: "create-title"}, "New game"), createForm()),
+        h("section", {"aria-labelledby": "new-tournament-title"}, h("h2", {id: "new-tournament-title"}, "New tournament"),
+          tournamentForm(state.catalog)))));
+  await Promise.all([showOpen(), showList(), showTournaments()]);
 }
 
 function gameName(id) {
@@ -72,6 +81,21 @@ async function showList() {
       page.next ? h("button", {type: "button", on: {click: () => { state.cursors.push(page.next); showList(); }}}, "Older") : null));
 }
 
+const TOURNAMENT_STATUS = {created: "not started", running: "in play", paused: "paused", finished: "finished"};
+
+// The tournaments, newest first (GET /v1/tournaments), a page at a time.
+async function showTournaments(cursor = null, back = []) {
+  const page = await api(`/v1/tournaments?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+  fill(document.getElementById("tournaments"),
+    page.items.length ? h("ul", {class: "games"}, page.items.map((t) => h("li", {"data-tournament-id": t.id},
+      h("a", {href: `/tournaments/${t.id}`}, `${gameName(t.game)} ${t.format}`),
+      ` · ${t.entrants} entrants · ${TOURNAMENT_STATUS[t.status] ?? t.status}${t.round ? `, round ${t.round} of ${t.rounds}` : ""}`)))
+      : h("p", {class: "empty"}, "No tournaments yet."),
+    h("div", {class: "pager"},
+      back.length ? h("button", {type: "button", on: {click: () => showTournaments(back.at(-1), back.slice(0, -1))}}, "Newer") : null,
+      page.next ? h("button", {type: "button", on: {click: () => showTournaments(page.next, [...back, cursor])}}, "Older") : null));
+}
+
 // The create form, from the catalogue: the game, its seats (human, open or bot with a level), its
 // options from their JSON Schema fragments, and an optional move timeout.
 function createForm() {
@@ -89,36 +113,16 @@ function gameFields(game) {
   const seats = h("fieldset", {class: "seats-form"}, h("legend", {}, `Seats (${game.players.min}-${game.players.max})`));
   const addSeat = (kind) => seats.append(seatRow(game, seats.querySelectorAll(".seat-row").length, kind));
   for (let i = 0; i < game.players.min; i++) addSeat(i === 0 ? "human" : "bot");
-  const options = h("fieldset", {}, h("legend", {}, "Options"),
-    Object.entries(game.options).map(([name, schema]) => optionField(name, schema)));
-  return [seats, h("button", {type: "button", on: {click: () => addSeat("human")}}, "Add a seat"), options];
+  return [seats, h("button", {type: "button", on: {click: () => addSeat("human")}}, "Add a seat"), optionsFieldset(game)];
 }
 
 function seatRow(game, index, kind) {
   const levels = game.bots ?? game.bot_levels ?? [];
   return h("div", {class: "seat-row"},
-    h("label", {}, `Seat ${index} `, h("select", {name: "kind", "aria-label": `Seat ${index}`},
+    h("label", {}, `Seat ${index} `, h("select", {name: "kind", "aria-label": `Seat ${index}`, on: {change: (e) => showLevel(e.target)}},
       ["human", "open", "bot"].map((k) => h("option", {value: k, selected: k === kind}, k)))),
     h("input", {name: "name", "aria-label": `Seat ${index} name`, value: kind === "bot" ? `bot${index}` : index ? `player${index}` : "me"}),
-    h("select", {name: "level", "aria-label": `Seat ${index} bot level`}, levels.map((l) => h("option", {value: l}, l))));
-}
-
-function optionField(name, schema) {
-  const label = `${name}${schema.description ? `: ${schema.description}` : ""}`;
-  if (schema.enum) {
-    return h("label", {class: "option"}, label, " ", h("select", {name: `option:${name}`, "data-type": "enum"},
-      schema.enum.map((v) => h("option", {value: JSON.stringify(v), selected: v === schema.default}, String(v)))));
-  }
-  if (schema.type === "boolean") {
-    return h("label", {class: "option"}, h("input", {type: "checkbox", name: `option:${name}`, "data-type": "boolean",
-      checked: schema.default === true}), " ", label);
-  }
-  if (schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"))) {
-    return h("label", {class: "option"}, label, " ", h("input", {type: "number", name: `option:${name}`, "data-type": "integer",
-      min: schema.minimum, max: schema.maximum, value: schema.default ?? "", placeholder: "none"}));
-  }
-  return h("label", {class: "option"}, label, " ", h("input", {name: `option:${name}`, "data-type": "json",
-    value: schema.default === undefined ? "" : JSON.stringify(schema.default)}));
+    h("select", {name: "level", "aria-label": `Seat ${index} bot level`, hidden: kind !== "bot"}, levels.map((l) => h("option", {value: l}, l))));
 }
 
 async function create(form) {
@@ -131,22 +135,14 @@ async function create(form) {
     if (kind === "bot") return {name, bot: row.querySelector("[name=level]").value};
     return {name};
   });
-  const options = {};
-  for (const input of form.querySelectorAll("[name^='option:']")) {
-    const name = input.name.slice("option:".length);
-    const type = input.dataset.type;
-    if (type === "boolean") options[name] = input.checked;
-    else if (input.value === "") continue;
-    else if (type === "integer") options[name] = Number(input.value);
-    else options[name] = JSON.parse(input.value);
-  }
+  const options = readOptions(form);
   try {
     const game = form.querySelector("[name=game]").value;
     const created = await api("/v1/games", {method: "POST", body: {game, players, options}, key: newKey()});
     created.seats.forEach((seat) => seat.token && tokens.put(created.id, seat.seat, seat.token));
     location.href = `/games/${created.id}`;
   } catch (e) {
-    error.textContent = e instanceof ApiError ? `${e.message}${e.problem.errors ? ` ${JSON.stringify(e.problem.errors)}` : ""}` : String(e);
+    error.textContent = e instanceof ApiError ? problemText(e) : String(e);
   }
 }
 
