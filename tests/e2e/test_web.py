@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page
 from bootstrap import build
 from projections.projector import Projector
 from tests.support.browser import SCREENSHOTS, Console, wider_than_the_screen
+from tests.support.http_games import finished_san_ban
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000  # a deadline that turns a hang into a failure; nothing waits for it
@@ -87,6 +88,24 @@ def test_a_replay_is_stepped_with_the_keyboard_and_the_url_follows(web: str, pag
     tab.click(".log [data-seq='1'] a")
     tab.wait_for_selector("[data-step='1']", timeout=WAIT_MS)
     assert "created for ann, bob" in tab.inner_text(".log li.current")
+
+
+def test_a_table_stepped_to_each_step_is_the_table_a_deep_link_draws(web: str, page: tuple[Page, Console]) -> None:
+    """A step changes only what differs in the table (lib/h.js morph): stepped there from step 1 with the
+    right arrow, each step's table is exactly (its HTML) the one a fresh page at ``?step=N&as=0`` draws."""
+    tab, _console = page
+    record = finished_san_ban(web)
+    game_id, last = record["game_id"], len(record["events"])
+    fresh = tab.context.browser.new_page()  # type: ignore[union-attr]
+    tab.goto(f"{web}/games/{game_id}?step=1&as=0")
+    tab.wait_for_selector("[data-step='1'][data-as='0']", timeout=WAIT_MS)
+    for step in range(2, last + 1):
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_selector(f"[data-step='{step}']", timeout=WAIT_MS)
+        fresh.goto(f"{web}/games/{game_id}?step={step}&as=0")
+        fresh.wait_for_selector(f"[data-step='{step}'][data-as='0']", timeout=WAIT_MS)
+        assert tab.inner_html(".table") == fresh.inner_html(".table"), f"step {step}"
+    fresh.close()
 
 
 def test_a_spectator_sees_a_move_made_through_the_api(web: str, page: tuple[Page, Console]) -> None:

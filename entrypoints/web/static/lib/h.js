@@ -32,3 +32,35 @@ export function fill(el, ...children) {
   append(el, children);
   return el;
 }
+
+// Make `el`'s children like `children`, changing only what differs: a step redraws the table so, and the
+// browser then lays out and repaints only the cards that changed, not the whole table. Listeners are not
+// compared (the table's drawings attach none; the page listens on the table itself).
+export function morph(el, ...children) {
+  const fresh = document.createElement(el.tagName);
+  append(fresh, children);
+  morphChildren(el, fresh);
+  return el;
+}
+
+function morphChildren(old, fresh) {
+  const have = old.childNodes;
+  const want = [...fresh.childNodes];
+  want.forEach((node, i) => {
+    const current = have[i];
+    if (!current) old.append(node);
+    else if (current.nodeName !== node.nodeName || current.nodeType !== node.nodeType) old.replaceChild(node, current);
+    else if (current.nodeType === Node.TEXT_NODE) { if (current.data !== node.data) current.data = node.data; }
+    else if (current.nodeType !== Node.ELEMENT_NODE) old.replaceChild(node, current);
+    else {
+      morphAttributes(current, node);
+      morphChildren(current, node);
+    }
+  });
+  while (have.length > want.length) old.lastChild.remove();
+}
+
+function morphAttributes(current, wanted) {
+  for (const {name} of [...current.attributes]) if (!wanted.hasAttribute(name)) current.removeAttribute(name);
+  for (const {name, value} of wanted.attributes) if (current.getAttribute(name) !== value) current.setAttribute(name, value);
+}

@@ -6,9 +6,10 @@
 // data-card (tests and outside checks rely on these).
 import {ApiError, api, newKey, tokens} from "../lib/api.js";
 import {showChecks} from "../lib/audit.js";
-import {fill, h} from "../lib/h.js";
+import {fill, h, morph} from "../lib/h.js";
 import {buttonsOnly} from "../lib/picks.js";
 
+const STEPS_PAGE = 1000; // the most GET /steps answers at once
 const GAMES = ["san-ban", "nin-nal", "kiri-ai", "san-ni-ichi", "front-line"];
 const root = document.getElementById("app");
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
@@ -36,9 +37,15 @@ async function start() {
   page.token = page.as === null ? null : held[page.as] ?? null;
   page.meta = await api(`/v1/games/${gameId}`, {token: page.token});
   page.last = page.meta.version;
-  page.drawer = await import(`../games/${GAMES.includes(page.meta.game) ? page.meta.game : "generic"}.js`);
   page.step = params.has("step") ? clampStep(Number(params.get("step"))) : null;
-  await loadLog();
+  const drawer = import(`../games/${GAMES.includes(page.meta.game) ? page.meta.game : "generic"}.js`);
+  if (page.step === null) {
+    await loadLog();
+  } else { // a replay: every step's view, each with its event, is the log as well (one download, not two)
+    await loadSteps(1, page.last);
+    page.events = [...page.steps.values()].sort((a, b) => a.step - b.step).map((item) => item.event);
+  }
+  page.drawer = await drawer; // fetched while the log was
   await show();
   document.addEventListener("keydown", onKey);
   if (page.meta.status === "active") follow();
@@ -71,17 +78,27 @@ async function viewNow() {
     page.last = Math.max(page.last, view.version);
     return {view, step: view.version, event: page.events.find((e) => e.seq === view.version) ?? null};
   }
-  if (!page.steps.has(page.step)) await loadSteps(page.step);
+  if (!page.steps.has(page.step)) await loadSteps(page.steps.size ? page.step : 1, page.last); // the first time: all of them
   const answer = page.steps.get(page.step);
   return {view: answer.view, step: answer.step, event: answer.event};
 }
 
-// Every step's view, a page at a time (GET /v1/games/{id}/steps): stepping is then drawing only.
-async function loadSteps(from) {
+// Every step's view (GET /v1/games/{id}/steps), in pages of 1,000: stepping is then drawing only. The
+// pages up to `upTo` (a step known to exist) are asked for at once, so the server builds them side by side;
+// any further ones (the game went on meanwhile) follow each other.
+async function loadSteps(from, upTo = from) {
   const as = page.as === null ? "" : `&as=${page.as}`;
-  let next = from;
+  const get = (first) => api(`/v1/games/${gameId}/steps?from=${first}&limit=${STEPS_PAGE}${as}`, {token: page.token});
+  const firsts = [];
+  for (let first = from; first <= Math.max(from, upTo); first += STEPS_PAGE) firsts.push(first);
+  let next = null;
+  for (const part of await Promise.all(firsts.map(get))) {
+    for (const item of part.items) page.steps.set(item.step, item);
+    page.last = Math.max(page.last, part.last);
+    next = part.next;
+  }
   while (next !== null) {
-    const part = await api(`/v1/games/${gameId}/steps?from=${next}&limit=1000${as}`, {token: page.token});
+    const part = await get(next);
     for (const item of part.items) page.steps.set(item.step, item);
     page.last = Math.max(page.last, part.last);
     next = part.next;
@@ -91,7 +108,9 @@ async function loadSteps(from) {
 // Draw the step shown. The page's frame (the log, the record panel) is built once; a step redraws only the
 // table, the header and the controls, and moves the log's highlight: stepping stays under a frame.
 async function show() {
+  const wanted = page.step;
   const {view, step, event} = await viewNow();
+  if (page.step !== wanted) return; // the reader moved on while this view was on its way: theirs is drawn
   const ctx = {as: page.as, names: view.seats.map((s) => s.name ?? `seat ${s.seat}`), view, event};
   page.ctx = ctx;
   if (!page.frame) page.frame = buildFrame();
@@ -106,7 +125,7 @@ async function show() {
   table.dataset.as = page.as === null ? "spectator" : page.as;
   table.dataset.game = view.game;
   table.setAttribute("aria-label", `The table at step ${step}`);
-  fill(table, seatsPanel(view, ctx), page.drawer.drawTable(view, ctx));
+  morph(table, seatsPanel(view, ctx), page.drawer.drawTable(view, ctx)); // only what changed is repainted
   steps.update(step);
   fill(play, playPanel(view, ctx));
 }
@@ -341,15 +360,19 @@ function resultText(view, ctx) {
 
 function countdown(deadline) {
   if (!deadline) return null;
-  const el = h("time", {class: "deadline", datetime: deadline});
-  const tick = () => {
-    const left = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
-    el.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
-    if (left > 0 && el.isConnected !== false) setTimeout(tick, 1000);
-  };
-  tick();
+  return tick(h("time", {class: "deadline", datetime: deadline}));
+}
+
+// A deadline's time left, from its datetime: every one on the page is told again each second (one timer).
+function tick(el) {
+  const left = Math.max(0, Math.round((Date.parse(el.getAttribute("datetime")) - Date.now()) / 1000));
+  const text = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  if (el.textContent !== text) el.textContent = text;
+  el.setAttribute("aria-label", `${Math.floor(left / 60)} min ${left % 60} s left`);
   return el;
 }
+
+setInterval(() => { for (const el of document.querySelectorAll("time.deadline")) tick(el); }, 1000);
 
 // The event in a sentence: the game's own, else a generic one.
 export function describe(event, ctx) {

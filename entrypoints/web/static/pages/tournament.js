@@ -78,6 +78,7 @@ async function refreshStandings() {
     return;
   }
   const answer = await api(`/v1/tournaments/${tid}/standings`);
+  if (page.view.standings) return refreshStandings(); // it ended while we asked: the final ones, never older
   page.standings = {final: false, rows: answer.standings, version: answer.version};
 }
 
