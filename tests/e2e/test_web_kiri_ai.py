@@ -192,13 +192,7 @@ def test_the_advanced_battlefield_shows_the_start_zones_then_the_secret_starts_a
     page, console = tab
     game = create_fixed_duel(web, options={"battlefield": "advanced"})
     game_id, red = game["id"], game["seats"][0]["token"]
-    answer = requests.post(
-        f"{web}/v1/games/{game_id}/actions",
-        json={"action": {"type": "setup", "space": 4, "stance": "earth"}},
-        headers={"Authorization": f"Bearer {red}"},
-        timeout=TIMEOUT,
-    )
-    assert answer.status_code == 201, answer.text
+    answer = start_at(web, game_id, red, 4, "earth")
     seat_tab(page, web, game_id, 0, red)  # this tab holds red's token, as after creating the game in the lobby
     page.wait_for_selector(f"[data-step='{answer.json()['version']}'][data-as='0'] .kiri", timeout=WAIT_MS)
     view = requests.get(f"{web}/v1/games/{game_id}", headers={"Authorization": f"Bearer {red}"}, timeout=TIMEOUT).json()
@@ -210,13 +204,7 @@ def test_the_advanced_battlefield_shows_the_start_zones_then_the_secret_starts_a
     assert "Start: space 4 in earth (secret)" in page.inner_text(".kiri-side[data-seat='0']")
     assert "Start: choosing" in page.inner_text(".kiri-side[data-seat='1']")
 
-    answer = requests.post(
-        f"{web}/v1/games/{game_id}/actions",
-        json={"action": {"type": "setup", "space": 3, "stance": "heaven"}},
-        headers={"Authorization": f"Bearer {game['seats'][1]['token']}"},
-        timeout=TIMEOUT,
-    )
-    assert answer.status_code == 201, answer.text
+    answer = start_at(web, game_id, game["seats"][1]["token"], 3, "heaven")
     page.wait_for_selector(f"[data-step='{answer.json()['version']}'] .kiri", timeout=WAIT_MS)  # live, by the stream
     assert page.get_attribute(".kiri-space[data-space='4'] .kiri-samurai", "data-seat") == "0"
     assert page.get_attribute(".kiri-space[data-space='3'] .kiri-samurai", "data-seat") == "1"
@@ -227,6 +215,19 @@ def test_the_advanced_battlefield_shows_the_start_zones_then_the_secret_starts_a
         "ann (Red) on space 4 in earth, bob (Blue) on space 3 in heaven."
     )
     assert console.errors == []
+
+
+def start_at(web: str, game_id: str, token: str, space: int, stance: str) -> requests.Response:
+    """A seat's secret start on the advanced battlefield, through the API."""
+    action = {"type": "setup", "space": space, "stance": stance}
+    answer = requests.post(
+        f"{web}/v1/games/{game_id}/actions",
+        json={"action": action},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=TIMEOUT,
+    )
+    assert answer.status_code == 201, answer.text
+    return answer
 
 
 def seat_tab(page: Page, base: str, game_id: str, seat: int, token: str) -> None:
@@ -296,13 +297,7 @@ def test_red_picks_her_advanced_start_by_clicking_a_space_and_a_stance(web: str,
     page.wait_for_selector(".play:has-text('Your choice is committed')", timeout=WAIT_MS)
     assert "Start: space 4 in earth (secret)" in page.inner_text(".kiri-side[data-seat='0']")
     assert committed(log_of(web, game_id), 0) == 1
-    answer = requests.post(
-        f"{web}/v1/games/{game_id}/actions",
-        json={"action": {"type": "setup", "space": 3, "stance": "heaven"}},
-        headers={"Authorization": f"Bearer {game['seats'][1]['token']}"},
-        timeout=TIMEOUT,
-    )
-    assert answer.status_code == 201, answer.text
+    start_at(web, game_id, game["seats"][1]["token"], 3, "heaven")
     placed = next(e for e in log_of(web, game_id) if e["type"] == "samurai_placed")
     assert placed["data"]["samurai"][0] == {"space": 4, "stance": "earth"}
     assert console.errors == []
