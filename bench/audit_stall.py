@@ -170,7 +170,7 @@ def local_server(workers: int, audit_limit: str, tree: Path = ROOT) -> Iterator[
     """An embedded Redis and ``kifu serve``'s command line on free ports, serving the code in ``tree``
     (this repository's by default); the API's base URL."""
     from adapters.embedded_redis import EmbeddedRedis, free_port
-    from entrypoints.cli import gunicorn_argv
+    from entrypoints.gunicorn_command import gunicorn_argv
 
     with tempfile.TemporaryDirectory() as tmp:
         redis_server = EmbeddedRedis(Path(tmp) / "redis", fsync="everysec").start()

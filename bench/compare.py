@@ -211,7 +211,7 @@ class Processes:
 
 def gunicorn_argv(app: str, port: int) -> list[str]:
     """``kifu serve``'s gunicorn command line, one worker, for ``app``."""
-    from entrypoints.cli import gunicorn_argv as serve_argv
+    from entrypoints.gunicorn_command import gunicorn_argv as serve_argv
 
     return serve_argv(app, "127.0.0.1", port, 1)
 

@@ -55,7 +55,8 @@ A game is an object (usually the module's single ``RULES`` instance) with:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -173,8 +174,45 @@ def _one_of(value: Any, choices: Sequence[Any]) -> bool:
 Bot = Callable[[Any, int, Any], Mapping[str, Any]]
 
 
+class Rules:
+    """The optional part of the contract, with what a game without it means: every game's rules class
+    derives from it and overrides what it has (Front Line its action space and ``advance``, San, Ni, Ichi!
+    its teams, ...). The engine calls these directly; the required part is the ``Game`` protocol below."""
+
+    rules_version: str
+    rules_versions: tuple[str, ...] = ()  # every version still played, oldest first; () = rules_version only
+
+    def legal_actions(self, state: Any, seat: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def action_space(self, state: Any, seat: int) -> dict[str, Any]:
+        """Every legal action, listed (a game with too many to list describes them compactly)."""
+        return {"actions": self.legal_actions(state, seat)}
+
+    def admits(self, described: Mapping[str, Any], action: Any) -> bool:
+        """Whether ``action`` is one the compact part of an ``action_space`` admits (none here)."""
+        return False
+
+    def expand(self, described: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
+        """Every action an ``action_space`` admits: here, its list."""
+        return (dict(a) for a in described["actions"])
+
+    def sample_action(self, state: Any, seat: int, rnd: random.Random) -> dict[str, Any]:
+        """A random legal action: a uniform choice among the listed ones."""
+        return dict(rnd.choice(self.legal_actions(state, seat)))
+
+    def advance(self, state: Any) -> list[Event]:
+        """The events of a step nobody decides; none here (someone always acts)."""
+        return []
+
+    def teams(self, state: Any) -> list[list[int]] | None:
+        """The teams of a game played in teams; None here (every seat for itself)."""
+        return None
+
+
 class Game(Protocol):
-    """What ``domain.engine`` needs of a game module."""
+    """What ``domain.engine`` needs of a game module (its rules class derives from ``Rules``, which gives the
+    optional part)."""
 
     # Read-only (properties), so that a game may declare them as plain class attributes.
     @property
@@ -192,7 +230,10 @@ class Game(Protocol):
     @property
     def bots(self) -> Mapping[str, Bot]: ...
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> Any: ...
+    @property
+    def rules_versions(self) -> tuple[str, ...]: ...
+
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str) -> Any: ...
     def setup(
         self, options: Mapping[str, Any], n_seats: int, rng: SeededRandom, deal: Mapping[str, Any] | None
     ) -> list[Event]: ...
@@ -205,6 +246,12 @@ class Game(Protocol):
     def view(self, state: Any, viewer: int | None, reveal_all: bool) -> dict[str, Any]: ...
     def phase(self, state: Any) -> str: ...
     def outcome(self, state: Any) -> dict[str, Any] | None: ...
+    def action_space(self, state: Any, seat: int) -> dict[str, Any]: ...
+    def admits(self, described: Mapping[str, Any], action: Any) -> bool: ...
+    def expand(self, described: Mapping[str, Any]) -> Iterable[dict[str, Any]]: ...
+    def sample_action(self, state: Any, seat: int, rnd: random.Random) -> dict[str, Any]: ...
+    def advance(self, state: Any) -> list[Event]: ...
+    def teams(self, state: Any) -> list[list[int]] | None: ...
 
 
 T = TypeVar("T")

@@ -163,7 +163,7 @@ def bot_levels(game: Game) -> list[str]:
 def rules_versions(game: Game) -> tuple[str, ...]:
     """The rules versions ``game`` still plays, oldest first, the one new games get last (the game's
     optional ``rules_versions``; else its ``rules_version`` only)."""
-    return tuple(getattr(game, "rules_versions", (game.rules_version,)))
+    return tuple(game.rules_versions) or (game.rules_version,)
 
 
 def check_rules_version(game: Game, version: Any) -> str:
@@ -180,11 +180,7 @@ def check_rules_version(game: Game, version: Any) -> str:
 def initial_state(game: Game, options: Mapping[str, Any], n_seats: int, rules_version: str) -> Any:
     """The game's state before any game event, under ``rules_version`` (passed only to a game that
     declares ``rules_versions``: the others play one version)."""
-    version = check_rules_version(game, rules_version)
-    if hasattr(game, "rules_versions"):
-        versioned: Any = game  # the keyword is outside the ``Game`` protocol: only such a game takes it
-        return versioned.initial_state(options, n_seats, rules_version=version)
-    return game.initial_state(options, n_seats)
+    return game.initial_state(options, n_seats, rules_version=check_rules_version(game, rules_version))
 
 
 def normalize_options(game: Game, options: Mapping[str, Any] | None, n_seats: int | None = None) -> dict[str, Any]:
@@ -372,16 +368,14 @@ def action_space(table: Table, seat: int) -> dict[str, Any]:
     """
     if seat not in table.to_act:
         return {"actions": []}
-    described = getattr(table.game, "action_space", None)
-    return dict(described(table.state, seat)) if described else {"actions": table.game.legal_actions(table.state, seat)}
+    return dict(table.game.action_space(table.state, seat))
 
 
 def admits(kind: str, space: Mapping[str, Any], action: Any) -> bool:
     """Whether ``action`` is legal by ``space``, an ``action_space`` of game ``kind`` (or a ``GET /actions``
     answer), read as a client would, with no state: one of its ``actions`` (as JSON, so ``true`` is not
     ``1``), or one that the game's compact description admits (the game's optional ``admits``)."""
-    decoder = getattr(get_game(kind), "admits", None)
-    if decoder is not None and decoder(space, action):
+    if get_game(kind).admits(space, action):
         return True
     return any(same(action, listed) for listed in space["actions"])
 
@@ -389,8 +383,7 @@ def admits(kind: str, space: Mapping[str, Any], action: Any) -> bool:
 def expand(kind: str, space: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     """Every action ``space`` (as in ``admits``) admits, lazily (there can be millions), each once up to
     the orders its description says do not matter: the game's optional ``expand``, else its ``actions``."""
-    expander = getattr(get_game(kind), "expand", None)
-    return iter(expander(space)) if expander is not None else (dict(a) for a in space["actions"])
+    return iter(get_game(kind).expand(space))
 
 
 def sample_action(table: Table, seat: int, rnd: random.Random) -> dict[str, Any]:
@@ -398,10 +391,7 @@ def sample_action(table: Table, seat: int, rnd: random.Random) -> dict[str, Any]
     ``sample_action``, else a uniform choice among its legal actions."""
     if seat not in table.to_act:
         raise NotYourTurn(f"seat {seat} has no legal action now")
-    sampler = getattr(table.game, "sample_action", None)
-    if sampler is not None:
-        return dict(sampler(table.state, seat, rnd))
-    return dict(rnd.choice(table.game.legal_actions(table.state, seat)))
+    return dict(table.game.sample_action(table.state, seat, rnd))
 
 
 Salts = Sequence[str] | Callable[[], str]
@@ -473,11 +463,10 @@ def _resign(table: Table, seat: int, action: Mapping[str, Any], by: str | None =
         raise NotYourTurn(f"there is no seat {seat}")
     if set(action) != {"type"}:
         raise IllegalAction('a resignation is exactly {"type": "resign"}')
-    teams_of = getattr(table.game, "teams", None)
-    teams = teams_of(table.state) if teams_of is not None else None
+    teams = table.game.teams(table.state)
     losers = next((set(t) for t in teams or () if seat in t), {seat})
     scores = [0 if s.seat in losers else 1 for s in table.seats]
-    extra = {"teams": teams} if teams else {}
+    extra: dict[str, Any] = {"teams": teams} if teams else {}
     result = result_from_scores(scores, reason="resignation", resigned=seat, **extra)
     taken = {"seat": seat, "action": {"type": RESIGN}, **({"by": by} if by else {})}
     return [Event(ACTION_TAKEN, taken), Event(GAME_ENDED, {"result": result})]
@@ -567,9 +556,9 @@ def _apply(events: list[Event], table: Table | None) -> tuple[list[Event], Table
     when a seat must act; the engine runs it until then, or until the game is over.
     """
     table = replay(events, table)
-    advance = getattr(table.game, "advance", None)
+    advance = table.game.advance
     out = list(events)
-    while advance is not None and table.game.outcome(table.state) is None and (more := advance(table.state)):
+    while table.game.outcome(table.state) is None and (more := advance(table.state)):
         table = replay(more, table)
         out += more
     return out, table

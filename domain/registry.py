@@ -1,15 +1,17 @@
-"""Games registered by id. Each game module calls ``register`` on its last line."""
+"""The games by id: the ones Kifu plays (``domain.games.GAMES``), and any a test adds with ``register``
+(the toy game of ``tests/support/toy_game.py``)."""
 
 from __future__ import annotations
 
 from domain.contract import Game
 from domain.errors import UnknownGame
+from domain.games import GAMES
 
-_GAMES: dict[str, Game] = {}
+_GAMES: dict[str, Game] = {game.id: game for game in GAMES}
 
 
 def register(game: Game) -> Game:
-    """Add ``game`` under its id (idempotent for the same object)."""
+    """Add ``game`` under its id (idempotent for the same object): for tests and games outside ``GAMES``."""
     existing = _GAMES.get(game.id)
     if existing is not None and existing is not game:
         raise ValueError(f"game id {game.id!r} registered twice")
@@ -17,16 +19,8 @@ def register(game: Game) -> Game:
     return game
 
 
-def _load_all() -> None:
-    import domain.games  # noqa: F401  (registers every game)
-
-
 def get_game(game_id: str) -> Game:
     """The game registered as ``game_id``, or ``UnknownGame``."""
-    game = _GAMES.get(game_id)
-    if game is not None:
-        return game
-    _load_all()
     try:
         return _GAMES[game_id]
     except KeyError:
@@ -36,6 +30,4 @@ def get_game(game_id: str) -> Game:
 
 def all_games() -> list[Game]:
     """Every registered game, by id."""
-    _load_all()
-
     return [_GAMES[k] for k in sorted(_GAMES)]

@@ -15,6 +15,7 @@ import click
 import redis
 
 from adapters.redis_client import connect
+from entrypoints.gunicorn_command import gunicorn_argv
 from entrypoints.stack import URL_FILE
 
 RUN_DIR = Path(".run")
@@ -62,27 +63,6 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     if access_log:
         args[-1:-1] = ["--access-logfile", "-"]
     os.execv(sys.executable, args)
-
-
-def gunicorn_argv(app: str, host: str, port: int, workers: int) -> list[str]:
-    """The gunicorn command line of ``kifu serve`` for the WSGI ``app`` (also the no-op baseline's in
-    ``bench.compare``: served the same way)."""
-    args = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers), "-b", f"{host}:{port}"]
-    args += ["--graceful-timeout", "5", "-c", "python:entrypoints.gunicorn_conf"]
-    if workers > 1:
-        # each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads connections
-        # over them: gevent workers racing to accept on one socket took 12 of 16 keep-alive connections
-        # in one worker (kifu run, bench.loadgen: 1,177-1,431 actions/s shared, 1,706-1,715 spread)
-        args.append("--reuse-port")
-    if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
-        args.append("--no-control-socket")
-    return [*args, app]
-
-
-def _gunicorn_has_setting(name: str) -> bool:
-    from gunicorn.config import KNOWN_SETTINGS
-
-    return any(setting.name == name for setting in KNOWN_SETTINGS)
 
 
 @main.command()
@@ -212,10 +192,15 @@ def _report(report: dict[str, Any]) -> None:
 @click.option("--wrk", is_flag=True, help="compare: also run wrk against one server, as a cross-check")
 def bench(which: tuple[str, ...], url: str | None, seconds: float | None, clients: int, wrk: bool) -> None:
     """Print benchmark figures (domain, store, load, api; compare, only when named: Kifu against its
-    baselines, a few minutes). Nothing is asserted."""
-    from bench import run_all
+    baselines, a few minutes). Nothing is asserted. The benchmarks are a development tool: they live in the
+    source checkout (``bench/``, also ``python -m bench.<name>``), not in the installed package."""
+    import importlib
 
-    run_all(list(which), url, seconds, clients, wrk)
+    checkout = Path(__file__).resolve().parents[1]
+    if not (checkout / "bench" / "__init__.py").is_file():
+        raise click.ClickException("kifu bench runs from a source checkout (bench/ is not installed with kifu)")
+    sys.path.insert(0, str(checkout))
+    importlib.import_module("bench").run_all(list(which), url, seconds, clients, wrk)
 
 
 @main.command()

@@ -1,1 +1,2 @@
-"""Kifu's service layer and adapters: the event store, commands, the REST API, the CLI."""
+"""Kifu's service layer: the use cases (games, tables, streams, tournaments) over the ports of ``ports.py``;
+no Flask, no Redis client (the adapters and entrypoints hold those)."""

@@ -64,7 +64,7 @@ it back: 567 moves/s, p99 7.2 s. Under ``kifu run`` (API, projector and sweeper 
 two runs each): one job per move, one worker: the longest wait between two events of a game
 11.6-13.4 s, 116-121 s in all; batched, one worker: 17.4-18.6 s, 32-34 s; batched, two workers
 (``KIFU_WORKERS=2``): 11.6-12.4 s, 31 s. With faults (``--rounds 3``) every run found 0 problems. ``kifu run`` starts
-``KIFU_WORKERS`` worker processes, 1 unless set; 2 (one per core) measured best.
+``KIFU_WORKERS`` worker processes, 2 unless set (one per core: measured best, above).
 """
 
 from __future__ import annotations

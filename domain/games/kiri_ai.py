@@ -58,10 +58,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, changed, evolver, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, changed, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
-from domain.registry import register
 from domain.rng import SeededRandom
 
 RED, BLUE = 0, 1
@@ -532,7 +531,7 @@ def _round_end_event(state: State, seconds: Sequence[str]) -> Event:
 # ---------------------------------------------------------------- the game
 
 
-class KiriAi:
+class KiriAi(Rules):
     """The Kiri-ai rules (see the module docstring)."""
 
     id = "kiri-ai"
@@ -555,7 +554,7 @@ class KiriAi:
     def __init__(self) -> None:
         self.bots: Mapping[str, Bot] = {"greedy": greedy_bot}
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = "1") -> State:
         """The state before the specials are dealt."""
         battlefield = options.get("battlefield", "standard")
         return State(
@@ -745,4 +744,3 @@ def greedy_bot(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
 
 
 RULES = KiriAi()
-register(RULES)

@@ -32,10 +32,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, changed, evolver, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, changed, evolver, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
-from domain.registry import register
 from domain.rng import SeededRandom
 
 COLOURS = ("rock", "paper", "scissors")
@@ -340,7 +339,7 @@ def _acting(seats: tuple[int, ...]) -> Pending:
 # ---------------------------------------------------------------- the game
 
 
-class NinNal:
+class NinNal(Rules):
     """The Nin Nal rules (see the module docstring)."""
 
     id = "nin-nal"
@@ -362,7 +361,7 @@ class NinNal:
     def __init__(self) -> None:
         self.bots: Mapping[str, Bot] = {"greedy": greedy_bot}
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = "1") -> State:
         """The state before the deal."""
         return State(n_seats=n_seats, max_tied_throws=options.get("tie_break_throws", DEFAULT_TIE_BREAK_THROWS))
 
@@ -590,4 +589,3 @@ def greedy_bot(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
 
 
 RULES = NinNal()
-register(RULES)

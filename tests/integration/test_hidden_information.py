@@ -121,6 +121,7 @@ def format_1_readings(game_id: str, truth: Sequence[Mapping[str, Any]], readings
     CONFIGS,
     ids=[f"{g}-{n}p-{o or ''}{'-dealt' if d else ''}" for g, o, n, d in CONFIGS],
 )
+@pytest.mark.slow
 def test_no_guess_about_a_hidden_part_can_be_checked_while_the_game_runs(
     quiet_app: Flask, redis_client: redis.Redis, game_id: str, options: dict[str, Any], players: int, deal: Any
 ) -> None:

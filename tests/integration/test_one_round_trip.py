@@ -503,6 +503,7 @@ print(read)
     assert out.stdout.split() == ["[b'announced']"]
 
 
+@pytest.mark.slow
 def test_the_listener_rides_out_a_redis_that_does_not_answer() -> None:
     class Stop(threading.Event):
         """Set after the listener has waited to retry twice."""

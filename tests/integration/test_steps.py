@@ -105,6 +105,7 @@ GAMES = [  # (game, seats, options, limit of a page): pages of several sizes, on
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "seats", "options", "limit"), GAMES, ids=[g[0] for g in GAMES])
 def test_every_step_is_the_replay_of_that_step(
     quiet_app: Flask, game: str, seats: int, options: dict[str, Any], limit: int

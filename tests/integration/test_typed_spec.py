@@ -463,6 +463,7 @@ def test_every_answer_of_a_game_matches_its_games_schemas(app: Flask, openapi: O
     play_and_check(app, openapi, setup)
 
 
+@pytest.mark.slow
 def test_the_games_reach_what_the_schemas_describe(app: Flask, openapi: OpenAPI) -> None:
     """The configurations above produce every event type of every game and every action type
     (so every event and action schema was checked against a real one), and every optional field

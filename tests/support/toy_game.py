@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.registry import register
@@ -29,7 +29,7 @@ class ToyState:
     dealt: tuple[int, ...] = ()
 
 
-class Toy:
+class Toy(Rules):
     id = "toy"
     name = "Toy"
     rules_version = "1"
@@ -38,7 +38,7 @@ class Toy:
     options: ClassVar[Mapping[str, Option]] = {"rounds": Option(ROUNDS, "rounds to play", choices=(1, 2, 3))}
     bots: ClassVar[Mapping[str, Bot]] = {}
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> ToyState:
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = "1") -> ToyState:
         return ToyState()
 
     def setup(

@@ -284,6 +284,7 @@ def check_exact(table: Table, seat: int, rnd: random.Random) -> None:
         assert engine.admits(kind, space, miss) == accepted(table, seat, miss), miss
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(settings_())
 def test_the_description_admits_exactly_the_legal_actions(setting: Setting) -> None:

@@ -19,6 +19,7 @@ from bench.forgeries import FAILED, GAMES, Forgery, counter_salts, forgeries, ju
 from domain.audit import IN_PROGRESS, verify_record
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAMES)
 def test_every_forgery_of_a_sampled_record_is_refused_and_named(game_id: str) -> None:
     events, seed = play(game_id, 11, counter_salts(game_id))

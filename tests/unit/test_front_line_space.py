@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -249,6 +250,7 @@ def sampler_support(state: st.State, limit: int = 200_000) -> list[dict[str, Any
 # ---------------------------------------------------------------- the properties
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(positions(), hs.integers(0, 2**32))
 def test_validator_action_space_and_sampler_equal_the_brute_force(

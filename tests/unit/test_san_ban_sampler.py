@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from domain.engine import Table, create, legal_actions, replay, sample_action, step
@@ -70,6 +71,7 @@ def check_queries(state: sb.State) -> None:
         assert sb.scores(state) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(games)
 def test_the_sampler_draws_exactly_what_a_choice_among_the_legal_actions_draws(spec: dict) -> None:

@@ -200,6 +200,7 @@ def random_game(
     raise AssertionError("a random game did not finish")
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(setup=st.sampled_from(SETUPS), seed=st.binary(min_size=1, max_size=8), moves=st.integers(0, 2**32))
 def test_random_games_keep_the_rules(setup: tuple[int, str, bool, str], seed: bytes, moves: int) -> None:

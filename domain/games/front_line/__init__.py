@@ -68,8 +68,5 @@ and set-aside cards hidden), ``attacked`` (every attack of one declaration),
 """
 
 from domain.games.front_line.rules import RULES, FrontLine
-from domain.registry import register
 
 __all__ = ["RULES", "FrontLine"]
-
-register(RULES)

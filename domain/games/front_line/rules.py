@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, require_fields, result_from_scores
 from domain.errors import IllegalAction
 from domain.events import HIDDEN, Event
 from domain.games.front_line import actions, decode
@@ -76,7 +76,7 @@ def _check_refill(state: st.State, seat: int, action: Mapping[str, Any]) -> list
     return list(cards)
 
 
-class FrontLine:
+class FrontLine(Rules):
     """The Front Line rules (``RULES``); the package docstring lists the rulings."""
 
     id = "front-line"
@@ -99,7 +99,7 @@ class FrontLine:
     }
     bots: ClassVar[Mapping[str, Bot]] = {"greedy": greedy}  # random: the engine's, through sample_action
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> st.State:
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = "1") -> st.State:
         """No cards yet: ``cards_dealt`` brings them."""
         return st.State(n_seats=n_seats, deck=options.get("deck", SHARED), jokers=options.get("jokers", False))
 

@@ -57,8 +57,5 @@ Decisions where the rules are silent:
 """
 
 from domain.games.san_ban.rules import RULES, SanBan
-from domain.registry import register
 
 __all__ = ["RULES", "SanBan"]
-
-register(RULES)

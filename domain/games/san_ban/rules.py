@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations, permutations
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, require_fields, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, require_fields, result_from_scores
 from domain.errors import IllegalAction, InvalidOptions
 from domain.events import HIDDEN, Event
 from domain.games.san_ban import space
@@ -64,7 +64,7 @@ def _defs(cards: Sequence[Card]) -> dict[str, dict[str, Any]]:
     return {c.id: c.to_dict() for c in cards}
 
 
-class SanBan:
+class SanBan(Rules):
     """The San Ban rules (``RULES``); see the package docstring for the rulings."""
 
     id = "san-ban"
@@ -108,7 +108,7 @@ class SanBan:
 
     # -- setup ---------------------------------------------------------------
 
-    def initial_state(self, options: Mapping[str, Any], n_seats: int) -> State:
+    def initial_state(self, options: Mapping[str, Any], n_seats: int, rules_version: str = "1") -> State:
         """No cards yet: ``decks_dealt`` brings them. (States are immutable: every game of a mode
         starts from the same one.)"""
         mode = options.get("mode", st.STANDARD)

@@ -75,8 +75,5 @@ Events: ``cards_dealt``, ``round_started``, ``selections_revealed``, ``card_play
 """
 
 from domain.games.san_ni_ichi.rules import RULES, SanNiIchi
-from domain.registry import register
 
 __all__ = ["RULES", "SanNiIchi"]
-
-register(RULES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from domain.contract import Bot, Option, Pending, result_from_scores
+from domain.contract import Bot, Option, Pending, Rules, result_from_scores
 from domain.errors import IllegalAction
 from domain.events import Event
 from domain.games.san_ni_ichi import flow, moves, secret
@@ -29,7 +29,7 @@ TEAM_SIZES = (4, 6)
 NOBODY = Pending(())
 
 
-class SanNiIchi:
+class SanNiIchi(Rules):
     """The San, Ni, Ichi! rules (``RULES``); see the package docstring for the rulings."""
 
     id = "san-ni-ichi"
