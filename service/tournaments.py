@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -73,7 +74,8 @@ class TournamentService:
     games: GameService
     scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
-    _cache: dict[str, Tournament] = field(default_factory=dict)
+    cache_size: int = 1024  # tournaments whose state this process keeps (least recently used dropped first)
+    _cache: OrderedDict[str, Tournament] = field(default_factory=OrderedDict, repr=False)
 
     # -- creation -----------------------------------------------------------------
 
@@ -149,6 +151,9 @@ class TournamentService:
             state = evolve(state, to_event(env))
         assert state is not None
         self._cache[tid] = state
+        self._cache.move_to_end(tid)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
         return state, head
 
     def _append(

@@ -8,6 +8,7 @@ who recomputes every hash he touches) fail, naming what is wrong.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import random
@@ -407,3 +408,18 @@ def test_a_creation_retried_with_its_key_shows_no_token_again(client: FlaskClien
     assert first.json["organiser_token"] and first.json["entrants"][0]["token"]
     assert again.json["id"] == first.json["id"] and again.headers["Idempotent-Replayed"] == "true"
     assert again.json["organiser_token"] is None and all(e["token"] is None for e in again.json["entrants"])
+
+
+def test_the_process_keeps_at_most_cache_size_tournaments_and_still_reads_every_one(
+    quiet_app: Flask, redis_client: redis.Redis
+) -> None:
+    """The per-process memory of tournaments is bounded (least recently used dropped first); a tournament
+    dropped from it is read again from its log, whole."""
+    client = quiet_app.test_client()
+    made = [create(client, game="san-ban", entrants=bots(2), format="round-robin")["id"] for _ in range(3)]
+    service = dataclasses.replace(build(redis_client).tournaments, cache_size=2)
+    for tid in [*made, made[0]]:
+        state, head = service.load(tid)
+        assert state.id == tid and state.version == head.version
+        assert len(service._cache) <= 2
+    assert list(service._cache) == [made[2], made[0]]  # made[1] was the least recently used
