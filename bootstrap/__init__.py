@@ -84,8 +84,15 @@ def build(
     games = GameService(store=store, tables=tables, scheduler=sched)
     return Kifu(
         games=games,
-        tournaments=TournamentService(store=store, games=games, scheduler=sched),
-        streams=Streams(games, RedisTickets(client), ticket_ttl_s, ticket_resume_s),
+        tournaments=TournamentService(store=store, games=games, tables=tables, scheduler=sched),
+        streams=Streams(
+            games=games,
+            tables=tables,
+            store=store,
+            tickets=RedisTickets(client),
+            ttl_s=ticket_ttl_s,
+            resume_s=ticket_resume_s,
+        ),
         games_list=GamesList(client),
         standings=StandingsModel(client, store),
         tournaments_list=TournamentsList(client),

@@ -1,6 +1,8 @@
 """The per-game contract every game module implements, and its small helpers.
 
-A game is an object (usually the module's single ``RULES`` instance) with:
+A game is an object (the module's single ``RULES`` instance, listed in ``domain.games.GAMES``) of a class
+derived from ``Rules``, which gives every method marked optional below its meaning when the game has none;
+it has:
 
 * ``id``, ``name``, ``rules_version``, ``min_players``, ``max_players``;
   ``rules_version`` is the version new games are created under (``game_created``

@@ -35,7 +35,8 @@ from typing import Any
 from domain.canonical import sha256_hex
 from service.errors import InvalidRequest, Unauthorized
 from service.games import GameService, rfc3339
-from service.ports import TicketStore
+from service.ports import EventLog, TicketStore
+from service.tables import TableLoader
 
 TICKET_BYTES = 32
 DEFAULT_TICKET_TTL_S = 120
@@ -47,7 +48,9 @@ MAX_WATCHED_SEATS = 100
 class Streams:
     """Issues and redeems stream tickets; reports a seat's turn in a game."""
 
-    games: GameService
+    games: GameService  # who a token is (identify)
+    tables: TableLoader  # a seat's turn (seat_status)
+    store: EventLog  # the games' logs, waited on (/v1/stream)
     tickets: TicketStore
     ttl_s: int = DEFAULT_TICKET_TTL_S
     resume_s: int = DEFAULT_TICKET_RESUME_S
@@ -100,7 +103,7 @@ class Streams:
     def seat_status(self, game_id: str, seat: int) -> dict[str, Any]:
         """Where ``seat`` stands in ``game_id``: is it its turn (``turn``: the version the turn began),
         until when, and the result once over."""
-        table, _head = self.games.tables.load(game_id)
+        table, _head = self.tables.load(game_id)
         return {
             "game": game_id,
             "seat": seat,
@@ -126,7 +129,7 @@ class Streams:
         out: list[tuple[str, dict[str, Any]]] = [("status", dict(now))]
         if before is not None:
             for taken in sorted(before.open_seats - seen.open_seats):
-                name = self.games.tables.load(now["game"])[0].seats[taken].name
+                name = self.tables.load(now["game"])[0].seats[taken].name
                 out.append(("seat_taken", {**now, "taken": {"seat": taken, "name": name}}))
         if now["your_turn"] and (before is None or now["turn"] > before.version):
             out.append(("your_turn", dict(now)))
@@ -136,7 +139,7 @@ class Streams:
 
     def changed(self, versions: Mapping[str, int], block_ms: int) -> set[str]:
         """The games among ``versions`` that moved past their version, waiting up to ``block_ms``."""
-        return self.games.store.wait_many(versions, block_ms)
+        return self.store.wait_many(versions, block_ms)
 
     def _issue(self, grants: Mapping[str, Any]) -> tuple[str, str]:
         ticket = secrets.token_urlsafe(TICKET_BYTES)

@@ -39,6 +39,7 @@ from domain.tournament.standings import for_view
 from service.errors import Forbidden, IdempotencyKeyReused, ServiceError, Unauthorized
 from service.games import Answer, GameService, Placement, fresh_salt, rfc3339, token_hash, utc_now
 from service.ports import EventLog, Head, NoScheduler, Scheduler, VersionConflict
+from service.tables import TableLoader
 
 TOURNAMENT_ID_PREFIX = "t"
 ORGANISER = "organiser"
@@ -72,6 +73,7 @@ class TournamentService:
 
     store: EventLog
     games: GameService
+    tables: TableLoader  # the games' tables, read for their results
     scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
     cache_size: int = 1024  # tournaments whose state this process keeps (least recently used dropped first)
@@ -248,7 +250,7 @@ class TournamentService:
         for table in t.round_tables(t.round):
             if table.game is None or table.finished:
                 continue
-            game, head = self.games.tables.load(table.game)
+            game, head = self.tables.load(table.game)
             if game.result is None:
                 continue
             tail = self.store.read(table.game, max(0, head.version - 3), 3)

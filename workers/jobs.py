@@ -112,7 +112,8 @@ def _play(service: GameService, game_id: str, seat: int, version: int, why: Why)
                 by="timeout" if why == "timeout" else None,
                 head=head,
             )
-        except Conflict:
+        except Conflict as conflict:
+            refused = conflict
             continue
         return {"done": True, "version": answer.body["version"]}
-    raise Conflict(service.tables.load(game_id)[1].version)  # RQ retries it later (declared where enqueued)
+    raise refused  # every try refused: RQ retries it later (declared where enqueued)

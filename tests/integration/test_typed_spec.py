@@ -40,9 +40,12 @@ import functools
 import json
 import random
 import re
+import secrets
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from unittest import mock
 
 import jsonschema_rs
 import pytest
@@ -445,9 +448,21 @@ PLAYED: set[str] = set()  # the configurations played (and validated) so far in 
 
 
 def play_and_check(app: Flask, openapi: OpenAPI, setup: Setup) -> None:
-    game = play(Client(app.test_client(), openapi), setup, seed=len(setup.label))
+    with seeded(setup.label):
+        game = play(Client(app.test_client(), openapi), setup, seed=len(setup.label))
     read_the_finished_game(game)
     PLAYED.add(setup.label)
+
+
+@contextmanager
+def seeded(label: str) -> Iterator[None]:
+    """The server's randomness (each game's seed, its tokens) drawn from a stream fixed by ``label``, so a
+    configuration deals the same cards every run: what the games reach (the test below) is then a fact of
+    the configurations, not of the day's shuffles (with fresh seeds, a rare event type was missed in about
+    one run in three)."""
+    stream = random.Random(f"typed-spec-1:{label}")
+    with mock.patch.object(secrets, "token_bytes", lambda n=32: stream.randbytes(n)):
+        yield
 
 
 def samples(app: Flask, openapi: OpenAPI) -> Samples:
