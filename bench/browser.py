@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 from adapters.embedded_redis import free_port
 
@@ -34,9 +34,10 @@ def chromium_path() -> str:
 
 
 @contextmanager
-def served(app: Callable[..., Any]) -> Iterator[str]:
-    """The WSGI ``app`` on a free port of 127.0.0.1 (werkzeug, threaded): its base URL, until the block ends."""
-    server = make_server("127.0.0.1", free_port(), app, threaded=True)
+def served(app: Callable[..., Any], handler: type[WSGIRequestHandler] = WSGIRequestHandler) -> Iterator[str]:
+    """The WSGI ``app`` on a free port of 127.0.0.1 (werkzeug, threaded, ``handler`` per request): its base URL,
+    until the block ends (also the tests' server: ``tests/support/http.py``)."""
+    server = make_server("127.0.0.1", free_port(), app, threaded=True, request_handler=handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

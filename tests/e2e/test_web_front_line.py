@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page
 from domain.games.front_line.cards import deck
 from tests.e2e.test_http import TIMEOUT, act
 from tests.support.browser import SCREENSHOTS, wider_than_the_screen
+from tests.support.http_games import replay_view as replay
 
 WAIT_MS = 30_000  # turns a hang into a failure; nothing waits for it
 ANN = ["lizard-q", "rock-2", "water-6", "scissors-8", "lizard-7", "water-3"]
@@ -63,14 +64,6 @@ class Watched:
     def drawn(self) -> tuple[set[str], int]:
         ids: list[str] = self.page.eval_on_selector_all(".table [data-card]", "els => els.map(e => e.dataset.card)")
         return {i for i in ids if i != "hidden"}, ids.count("hidden")
-
-
-def replay(base: str, game_id: str, step: int, as_seat: int | None = None) -> dict[str, Any]:
-    query = f"?step={step}" + ("" if as_seat is None else f"&as={as_seat}")
-    answer = requests.get(f"{base}/v1/games/{game_id}/replay{query}", timeout=TIMEOUT)
-    assert answer.status_code == 200, answer.text
-    view: dict[str, Any] = answer.json()["view"]
-    return view
 
 
 def visible(view: dict[str, Any]) -> tuple[set[str], int]:

@@ -21,6 +21,7 @@ import requests
 from playwright.sync_api import Page
 
 from tests.support.browser import SCREENSHOTS, Console, wider_than_the_screen
+from tests.support.http_games import replay_view as replay
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000  # a deadline that turns a hang into a failure; nothing waits for it
@@ -68,13 +69,6 @@ def program(base: str, game: dict[str, Any], seat: int, first: str, second: str)
 
 def log_of(base: str, game_id: str) -> list[dict[str, Any]]:
     return list(requests.get(f"{base}/v1/games/{game_id}/events?limit=1000", timeout=TIMEOUT).json()["items"])
-
-
-def replay(base: str, game_id: str, step: int, seat: int | None) -> dict[str, Any]:
-    query = f"step={step}" + ("" if seat is None else f"&as={seat}")
-    r = requests.get(f"{base}/v1/games/{game_id}/replay?{query}", timeout=TIMEOUT)
-    assert r.status_code == 200, r.text
-    return dict(r.json()["view"])
 
 
 def expected_cards(view: dict[str, Any]) -> tuple[Counter[str], int]:

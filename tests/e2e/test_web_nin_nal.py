@@ -13,6 +13,7 @@ import requests
 from playwright.sync_api import Page
 
 from tests.support.browser import SCREENSHOTS, Console
+from tests.support.http_games import replay_view
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000  # a deadline that turns a hang into a failure; nothing waits for it
@@ -70,10 +71,7 @@ class Game:
         return view
 
     def replay(self, step: int, seat: int | None = None) -> dict[str, Any]:
-        query = f"step={step}" + ("" if seat is None else f"&as={seat}")
-        r = requests.get(f"{self.base}/v1/games/{self.id}/replay?{query}", timeout=TIMEOUT)
-        assert r.status_code == 200, r.text
-        return dict(r.json()["view"])
+        return replay_view(self.base, self.id, step, seat)
 
     def events(self) -> list[dict[str, Any]]:
         r = requests.get(f"{self.base}/v1/games/{self.id}/events?limit=1000", timeout=TIMEOUT)

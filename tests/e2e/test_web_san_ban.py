@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.e2e.test_http import TIMEOUT, act
 from tests.support.browser import SCREENSHOTS
+from tests.support.http_games import replay_view as replay
 
 WAIT_MS = 30_000  # a deadline that turns a hang into a failure; nothing waits for it
 ANN_DECK = ["sb-049", "sb-050", "sb-051", "sb-052", "sb-053", "sb-054"]  # tier 5: strong
@@ -69,13 +70,6 @@ def view(base: str, game_id: str) -> dict[str, Any]:
     answer = requests.get(f"{base}/v1/games/{game_id}", timeout=TIMEOUT)
     assert answer.status_code == 200
     return dict(answer.json())
-
-
-def replay(base: str, game_id: str, step: int, seat: int | None = None) -> dict[str, Any]:
-    query = f"step={step}" + ("" if seat is None else f"&as={seat}")
-    answer = requests.get(f"{base}/v1/games/{game_id}/replay?{query}", timeout=TIMEOUT)
-    assert answer.status_code == 200, answer.text
-    return dict(answer.json()["view"])
 
 
 def visible(view: dict[str, Any]) -> tuple[set[str], int]:

@@ -24,6 +24,7 @@ from entrypoints.api import create_app
 from service.ports import NoScheduler
 from tests.support.browser import SCREENSHOTS
 from tests.support.http import serving
+from tests.support.http_games import replay_view
 
 TIMEOUT = 10
 WAIT_MS = 15_000  # turns a hang into a failure; nothing waits for it
@@ -80,11 +81,7 @@ class Game:
             view = self.view()
 
     def replay(self, step: int, seat: int | None = None) -> dict[str, Any]:
-        query = f"step={step}" + ("" if seat is None else f"&as={seat}")
-        answer = requests.get(f"{self.base}/v1/games/{self.id}/replay?{query}", timeout=TIMEOUT)
-        assert answer.status_code == 200, answer.text
-        view: dict[str, Any] = answer.json()["view"]
-        return view
+        return replay_view(self.base, self.id, step, seat)
 
 
 def expected(view: dict[str, Any]) -> tuple[set[str], int]:

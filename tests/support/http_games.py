@@ -30,3 +30,11 @@ def finished_san_ban(base: str) -> dict[str, Any]:
     record = requests.get(f"{base}/v1/games/{game['id']}/record", timeout=TIMEOUT).json()
     assert record["events"][-1]["type"] == "game_sealed"
     return dict(record)
+
+
+def replay_view(base: str, game_id: str, step: int, seat: int | None = None) -> dict[str, Any]:
+    """``GET /v1/games/{id}/replay?step=N[&as=S]``'s view: the table after event N as seat S (or a spectator) saw it."""
+    query = f"step={step}" + ("" if seat is None else f"&as={seat}")
+    answer = requests.get(f"{base}/v1/games/{game_id}/replay?{query}", timeout=TIMEOUT)
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json()["view"])
