@@ -1,9 +1,10 @@
 """Hearing every process's appends: the append script announces each on a pub/sub channel
 (``EventStore.appended_channel``): the game id, a space, the number of the first event appended, a
-newline, the JSON array of the envelopes it appended, and, when the append named seats' token hashes
-(a creation, a join), a newline and the JSON object of those meta fields (``{"tok:<sha256>": "0"}``).
+space, the appending store's ``origin``, a newline, the JSON array of the envelopes it appended, and,
+when the append named seats' token hashes (a creation, a join), a newline and the JSON object of
+those meta fields (``{"tok:<sha256>": "0"}``).
 
-An API process hands what it hears to its service (``GameService.hear``): events that continue a table
+An API process hands what it hears to its memory (``GameMemory.hear``): events that continue a table
 it holds are applied to it, and the start of a game it does not hold is kept, undecoded, with the
 token hashes of its seats. So when a seat acts through this process after the other seat acted through
 another one, or for the first time in a game another process created, its table is already current
@@ -43,10 +44,10 @@ def _as_is(message: Any) -> Any:
 def parse(data: bytes) -> Announcement:
     """Read one announcement (ValueError: not one)."""
     head, envelopes, *rest = data.split(b"\n")
-    game_id, first = head.decode().split(" ")
+    game_id, first, *origin = head.decode().split(" ")
     named = orjson.loads(rest[0]) if rest else {}
     seats = {field: int(seat) for field, seat in named.items() if str(seat).isdigit()}  # not "organiser"
-    return Announcement(game_id, int(first), envelopes, seats)
+    return Announcement(game_id, int(first), envelopes, seats, origin[0] if origin else "")
 
 
 class AppendFollower:
@@ -108,7 +109,7 @@ class AppendFollower:
         data = message[2] if isinstance(message[2], bytes) else str(message[2]).encode()
         try:
             heard = parse(data)
-            if (heard.game_id, heard.first) not in self.store.in_flight:  # else this process's own append
+            if heard.origin != self.store.origin:  # else this process's own append: it knows it already
                 self.on_heard(heard)
         except Exception:  # a bad announcement must not stop the others
             log.exception("an announced append could not be taken")

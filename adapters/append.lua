@@ -9,9 +9,10 @@
 --       11 a meta field that must hold ARGV[12] ("" none: the seat's token hash and its seat, when the
 --       caller took the seat from its own cache), 12 that value,
 --       13 a pub/sub channel to announce the appended events on ("" none): "<game id> <first event's
---       number>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
+--       number> <origin>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
 --       "\n<JSON object of those pairs>" (see adapters/announcements.py),
---       14 number of rate-limit counters Q,
+--       14 number of rate-limit counters Q, 15 the origin: who appends (the announcement names it, so that
+--       the appending process passes over its own appends),
 --       then Q pairs (the counter's limit, its window in seconds), then M field/value pairs
 --       for the meta hash, then N event envelopes (JSON).
 -- Returns {"ok", new_version} | {"conflict", current_version, tail...} | {"duplicate", record} | {"refused"}
@@ -22,7 +23,7 @@
 -- catch up without another round trip. Everything is validated before the first write (Lua scripts do
 -- not roll back).
 local TAIL_MAX = 64
-local FIXED_ARGS = 14
+local FIXED_ARGS = 15
 local expected = tonumber(ARGV[1])
 local meta_pairs = tonumber(ARGV[8])
 local n_events = tonumber(ARGV[9])
@@ -94,7 +95,8 @@ if ARGV[13] ~= "" then
       table.insert(seats, cjson.encode(field) .. ":" .. cjson.encode(ARGV[first_meta + 2 * i]))
     end
   end
-  local message = ARGV[3] .. " " .. tostring(current + 1) .. "\n[" .. table.concat(appended, ",") .. "]"
+  local message = ARGV[3] .. " " .. tostring(current + 1) .. " " .. ARGV[15] .. "\n["
+    .. table.concat(appended, ",") .. "]"
   if #seats > 0 then message = message .. "\n{" .. table.concat(seats, ",") .. "}" end
   redis.call("PUBLISH", ARGV[13], message)
 end

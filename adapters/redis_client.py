@@ -3,11 +3,11 @@
 redis-py's pool asks every connection it hands out ``can_read()`` (a byte waiting on an idle
 connection means it is dirty or closed, so it is replaced). The check is a zero-timeout
 ``select.poll``. Under gevent (the API's gunicorn workers) ``select.poll`` is gevent's, and gevent
-answers even a zero timeout by a trip through its event loop: in the API's profile that check cost
-about 40 us of CPU per Redis call, a third of the call. ``QuickCheckConnection`` answers the common
-case, nothing waiting, with the operating system's own ``poll`` (a zero timeout never blocks, so it
-is safe in a greenlet) and leaves every other case to redis-py: a byte waiting, bytes already read
-and buffered by the parser, a parser other than hiredis's, or a timeout.
+answers even a zero timeout by a trip through its event loop, a large share of a Redis call's CPU
+(figures: docs/performance.md, section "The Redis pool's connection check"). ``QuickCheckConnection``
+answers the common case, nothing waiting, with the operating system's own ``poll`` (a zero timeout
+never blocks, so it is safe in a greenlet) and leaves every other case to redis-py: a byte waiting,
+bytes already read and buffered by the parser, a parser other than hiredis's, or a timeout.
 """
 
 from __future__ import annotations

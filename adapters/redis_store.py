@@ -23,6 +23,7 @@ script runs unchanged on Redis Cluster:
 from __future__ import annotations
 
 import json
+import secrets
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -33,11 +34,12 @@ import redis
 
 from domain.record import GENESIS
 from service.ports import (
-    Due,
+    Append,
     DuplicateCommand,
     Head,
     HolderRefused,
     Keep,
+    LogRead,
     Quota,
     QuotaExceeded,
     Quotas,
@@ -73,9 +75,7 @@ class EventStore:
         self._append = client.register_script(APPEND_SCRIPT)
         self._count = client.register_script(QUOTA_SCRIPT)
         self.appended_channel = f"{prefix}:appended"
-        # (game, first event) of this process's appends awaiting Redis's answer: their announcement can
-        # reach this process's listener before the answer reaches the caller (adapters.announcements)
-        self.in_flight: set[tuple[str, int]] = set()
+        self.origin = secrets.token_hex(8)  # names this store's appends in their announcements
 
     def partition(self, game_id: str) -> int:
         """The partition of a game: CRC-32 of its id modulo the partition count."""
@@ -102,38 +102,24 @@ class EventStore:
     def due_key(self, partition: int) -> str:
         return f"{self.prefix}:{{p{partition}}}:due"
 
-    def append(
-        self,
-        game_id: str,
-        envelopes: Sequence[Mapping[str, Any]],
-        expected_version: int,
-        expected_hash: str,
-        idempotency: tuple[str, Mapping[str, Any]] | None = None,
-        meta: Mapping[str, str] | None = None,
-        due: Due = KEEP,
-        holder: tuple[str, str] | None = None,
-        quotas: Quotas | None = None,
-    ) -> int:
-        """Append a command's events atomically (with when the game next needs a job: ``due`` ms,
-        ``None`` for never, ``KEEP`` to leave it); return the new version.
+    def append(self, game_id: str, entry: Append) -> int:
+        """Append a command's events atomically, with all ``entry`` carries, in one call of the append
+        script; return the new version.
 
-        ``holder`` is a meta field and the value it must hold (a seat's token hash and its seat): an
-        append on behalf of a seat the caller identified from its own cache, checked in the same round trip.
-
-        Raises ``VersionConflict`` if the head moved (with the events since ``expected_version`` when
-        they are few: the caller catches up without another round trip), ``DuplicateCommand`` if the
-        idempotency key was seen before and ``HolderRefused`` if ``holder`` does not hold (nothing is
-        written in any of these cases).
-
-        ``quotas``, unless already counted (``Quotas.sent``), are counted first, in the same round trip,
-        whatever the outcome; past one of them nothing is written (``QuotaExceeded``).
+        Raises ``VersionConflict`` if the head moved (with the events since ``entry.after`` when they
+        are few: the caller catches up without another round trip), ``DuplicateCommand`` if the
+        idempotency key was seen before and ``HolderRefused`` if ``entry.holder`` does not hold (nothing
+        is written in any of these cases). ``entry.quotas``, unless already counted (``Quotas.sent``),
+        are counted first, in the same round trip, whatever the outcome; past one of them nothing is
+        written (``QuotaExceeded``).
         """
+        envelopes, expected_version, quotas = entry.envelopes, entry.after.version, entry.quotas
         if not envelopes:
             raise ValueError("nothing to append")
         if envelopes[0]["seq"] != expected_version + 1:
             raise ValueError("envelopes must start right after the expected version")
-        idem_key, idem_record = idempotency or ("", {})
-        meta_args = [x for pair in (meta or {}).items() for x in pair]
+        idem_key, idem_record = entry.idempotency or ("", {})
+        meta_args = [x for pair in (entry.meta or {}).items() for x in pair]
         keys = [
             self.log_key(game_id),
             self.head_key(game_id),
@@ -148,7 +134,7 @@ class EventStore:
         keys += [self.quota_key(game_id, w) for w in windows]
         args = [
             expected_version,
-            expected_hash,
+            entry.after.hash,
             game_id,
             "1" if idem_key else "0",
             orjson.dumps(idem_record),
@@ -156,20 +142,16 @@ class EventStore:
             envelopes[-1]["hash"],
             len(meta_args) // 2,
             len(envelopes),
-            "" if due is KEEP else "-" if due is None else str(int(due)),
-            *(holder or ("", "")),
+            "" if entry.due is KEEP else "-" if entry.due is None else str(int(entry.due)),
+            *(entry.holder or ("", "")),
             self.appended_channel,
             len(windows),
+            self.origin,
             *_limits_and_periods(windows),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
-        mark = (game_id, expected_version + 1)
-        self.in_flight.add(mark)
-        try:
-            reply, *values = self._append(keys=keys, args=args)
-        finally:
-            self.in_flight.discard(mark)
+        reply, *values = self._append(keys=keys, args=args)
         status = text(reply)
         if status == "conflict":
             tail = [orjson.loads(raw) for raw in values[1:]]
@@ -202,40 +184,20 @@ class EventStore:
         version, digest = self.redis.hmget(self.head_key(game_id), "version", "hash")
         return _head(version, digest)
 
-    def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]:
-        """The head and one meta field in a single round trip."""
-        head, (value,) = self.head_and_fields(game_id, [meta_field])
-        return head, value
-
-    def head_and_fields(self, game_id: str, meta_fields: Sequence[str]) -> tuple[Head, list[str | None]]:
-        """The head and some meta fields in a single round trip."""
+    def look(self, game_id: str, fields: Sequence[str] = (), after: int = 0, limit: int = 0) -> LogRead:
+        """The head, meta ``fields`` and up to ``limit`` envelopes after ``after`` (never past that head),
+        in one round trip (a pipeline of the commands needed)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(self.head_key(game_id), "version", "hash")
-        pipe.hmget(self.meta_key(game_id), list(meta_fields))
-        (version, digest), values = pipe.execute()
-        return _head(version, digest), [text(v) if v is not None else None for v in values]
-
-    def head_fields_and_log(
-        self, game_id: str, meta_fields: Sequence[str], limit: int
-    ) -> tuple[Head, list[str | None], list[dict[str, Any]]]:
-        """``head_and_fields`` and the log's first ``limit`` envelopes, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(self.head_key(game_id), "version", "hash")
-        pipe.hmget(self.meta_key(game_id), list(meta_fields))
-        pipe.xrange(self.log_key(game_id), min="1-0", max="+", count=limit)
-        (version, digest), values, entries = pipe.execute()
+        if fields:
+            pipe.hmget(self.meta_key(game_id), list(fields))
+        if limit > 0:
+            pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
+        (version, digest), *rest = pipe.execute()
         head = _head(version, digest)
-        envs = [env for env in _decoded(entries) if env["seq"] <= head.version]  # an append may land between
-        return head, [text(v) if v is not None else None for v in values], envs
-
-    def head_and_tail(self, game_id: str, after: int, limit: int) -> tuple[Head, list[dict[str, Any]]]:
-        """The head and the envelopes after ``after`` up to it (at most ``limit``), in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hmget(self.head_key(game_id), "version", "hash")
-        pipe.xrange(self.log_key(game_id), min=f"{after + 1}-0", max="+", count=limit)
-        (version, digest), entries = pipe.execute()
-        head = _head(version, digest)
-        return head, [env for env in _decoded(entries) if env["seq"] <= head.version]  # an append may land between
+        values = [text(v) if v is not None else None for v in rest.pop(0)] if fields else []
+        envs = [env for env in _decoded(rest[0]) if env["seq"] <= head.version] if limit > 0 else []
+        return LogRead(head, values, envs)  # (an append may land between the head's read and the log's)
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with ``seq > after`` in order (at most ``limit``)."""

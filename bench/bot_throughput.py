@@ -25,7 +25,7 @@ Figures only, nothing asserted. ``--batch 1,16/20`` runs candidates in turn (mov
 its game, optionally ``/ms``: ``workers.batch``'s budget; ``1`` is one job per move), ``--repeat``
 runs each several times and prints medians and ranges, ``--env NAME=VALUE`` passes other settings to
 the workers, and ``--fork`` times RQ's forking ``Worker`` against ``SimpleWorker``, a job per move.
-The figures, and the design chosen from them, are in ``workers/batch.py``.
+The figures, and the design chosen from them, are in docs/performance.md, section "Bot turns in batches".
 """
 
 from __future__ import annotations

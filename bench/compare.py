@@ -1,76 +1,32 @@
 """Kifu against its baselines, in one invocation: ``kifu bench compare`` (or ``python -m bench.compare``).
 
-What runs, in order (every process it starts is stopped at the end, also on
-Ctrl-C, SIGTERM or an error):
+What runs, in order (every process it starts is stopped at the end, also on Ctrl-C, SIGTERM or an error):
 
-1. an embedded Redis (``adapters.embedded_redis``, AOF ``appendfsync always``,
-   as under ``kifu run``) in a temporary directory;
-2. the HTTP baseline: ``bench.noop_app`` (one POST route: parse the JSON body,
-   answer 201) under the gunicorn command of ``kifu serve`` (gevent worker
-   class, ``-c python:entrypoints.gunicorn_conf``), as two single-worker
-   servers on two free ports; ``bench.loadgen`` in ``noop`` mode;
-3. Kifu: two ``python -m entrypoints.cli serve --workers 1 --port P`` (the
-   command of ``kifu serve``, one worker each, the rate limits on as deployed
-   except the creation limit, lifted with ``KIFU_RATE_LIMIT_CREATE``: the load
-   creates some 200 games a second from one address) and the projector
-   (``python -m entrypoints.cli projector``) as under ``kifu run``; the RQ worker
-   and the sweeper are left out (human-only games without move timeouts
-   give them nothing to do). ``bench.loadgen`` in ``game`` mode (one
-   connection per game, games spread over both ports) then in ``pair`` mode
-   (two connections per game: its seats on the two ports, so on two different
-   processes). Both shapes use the same two processes: two workers on the
-   2-core machine, as ``kifu serve`` runs by default, but with each
-   connection's process known;
-4. the store against raw redis-py on the same Redis, one client, sequential
-   round trips (``--ops`` each, default 5,000, after 200 of each to warm up),
-   one store call and one baseline call in turn (which goes first
-   alternating), each timed; a figure is 1 / its median round trip, so that a
-   round trip stalled by another process on the machine counts against
-   neither side (the mean is printed too):
+1. an embedded Redis (AOF ``appendfsync always``, as under ``kifu run``) in a temporary directory;
+2. the HTTP baseline: ``bench.noop_app`` (one POST route: parse the JSON body, answer 201) under the
+   gunicorn command of ``kifu serve``, as two single-worker servers; ``bench.loadgen`` in ``noop`` mode;
+3. Kifu: two ``kifu serve --workers 1`` servers (rate limits as deployed, except the creation limit:
+   ``CREATE_LIMIT``) and the projector; no RQ worker or sweeper (human-only games give them nothing to
+   do). ``bench.loadgen`` in ``game`` mode (one connection per game, games spread over both servers),
+   then in ``pair`` mode (two connections per game, its seats on the two servers, so two processes);
+4. the store against raw redis-py on the same Redis (keys under their own prefix, ``bench``), one
+   client, one store call and one baseline call in turn (which goes first alternating), ``--ops`` each:
+   ``EventStore.append`` of a real San Ban action's envelopes against a minimal Lua script that only
+   XADDs them, and ``EventStore.read`` against ``XRANGE`` plus ``orjson.loads``. A figure is 1 / the
+   median round trip, so that a round trip stalled by another process counts against neither side.
 
-   * append: ``EventStore.append`` (the Lua script: checks, XADDs, head, feed,
-     due set) of a real San Ban action's envelopes (the first ``place`` of the
-     fixed deal, built with ``domain.engine`` and ``domain.record.envelopes``:
-     2 events, ~730 bytes of JSON) at the next version of one game, against a
-     minimal Lua script that only XADDs the same envelopes to a stream
-     (``register_script``, EVALSHA); both encode the envelopes with orjson in
-     the loop;
-   * read: ``EventStore.read(game, after, 2)`` of one such action, against
-     ``XRANGE`` of the same entries plus ``orjson.loads`` of each.
+Each load measurement: ``--clients`` connections (in ``pair`` mode that many games on twice as many
+connections: the same requests in flight in every shape), ``--warmup`` seconds not recorded, then a
+window of ``--seconds``: answers 201 a second, latency p50/p99/max (targets on actions alone; creates
+printed apart), failures (any non-201 answer). The table gives each figure, its ratio to its baseline
+and its target (``MIN_RATIO``, ``MIN_ACTIONS_S``, ``MAX_P99_MS``, ``MIN_PAIR_RATIO``,
+``MIN_STORE_RATIO``), met or not. The CPU of the load generator, the servers, Redis, the projector and
+whatever else ran ("not ours") is printed as a share of one core: they all share the machine.
 
-   The keys use their own prefix (``bench``): the projector stopped before, and
-   nothing else reads them.
-
-Each load measurement: ``--clients`` clients (16): that many connections, or in ``pair`` mode that many
-games in play on twice as many connections (so 16 requests in flight in every shape), ``--warmup`` seconds
-(3) not recorded, then a window of ``--seconds`` (15); figures are from the
-window: throughput of answers 201, latency p50/p99/max per request, failures
-(any non-201 answer). The printed table holds each figure, its ratio to its
-baseline and its target, met or not: Kifu's actions/s at least half the no-op
-POST's and at least 1,700/s, an action's p99 under 20 ms; the two-connection
-shape not slower per action than the one-connection shape (at least 0.95
-times its actions/s: the two are measured one after the other, and back-to-back
-runs of one shape differ by a few per cent); append and read at least 0.8 of
-their raw baselines.
-
-Latency targets are on actions alone (a create's latency is printed apart;
-a create is one request in ten).
-
-CPU. Everything shares the machine's cores: the load generator (one Python
-thread, its own ``getrusage``), the servers, Redis and the projector (from
-``/proc/<pid>/stat``, each process with its children, over the window), and
-whatever else runs on the machine (``/proc/stat``: "not ours" is the busy
-time nobody of ours accounts for). All are printed as a share of one core. A
-load generator that takes 20% of a core takes it from the servers it
-measures, more at the no-op's rate than at Kifu's (~20 us of CPU per
-request). Other jobs on the machine hurt it more than wrk: it is one thread,
-which waits in the run queue while they run, where wrk has sixteen.
-
-``--url-a``/``--url-b``: measure Kifu servers already running (``--url-b``
-defaults to ``--url-a``; with one URL the two seats of a game are not sure to
-reach different processes); their CPU is then not known here. ``--wrk``: also
-run wrk (``bench/wrk_san_ban.lua``, and a no-op POST) against port A alone, as
-a cross-check of the load generator.
+``--url-a``/``--url-b``: measure Kifu servers already running (``--url-b`` defaults to ``--url-a``);
+their CPU is then not known. ``--wrk``: also run wrk (``bench/wrk_san_ban.lua``, and a no-op POST)
+against port A, as a cross-check of the load generator. Figures, and what the load generator costs
+them: docs/performance.md, section "Measuring".
 """
 
 from __future__ import annotations
@@ -106,6 +62,7 @@ from bench.loadgen import DECKS, NOOP_BODY, NOOP_PATH, SHAPES, Mode, Result, per
 from domain import engine
 from domain.engine import Seat
 from domain.record import GENESIS, envelopes
+from service.ports import Append, Head
 
 CREATE_LIMIT = "1000000/minute"  # the load creates ~200 games/s from one address; every other limit as deployed
 START_TIMEOUT_S = 60.0
@@ -373,7 +330,7 @@ def store_figures(client: redis.Redis, ops: int) -> list[Figure]:
     )
 
     def append(i: int) -> None:
-        store.append(game, batches[i], i * k, head if i else GENESIS, due=None)
+        store.append(game, Append(batches[i], Head(i * k, head if i else GENESIS), due=None))
 
     def xadd(i: int) -> None:
         raw_xadd(keys=[raw_log], args=[orjson.dumps(e) for e in batches[i]])

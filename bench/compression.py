@@ -57,7 +57,7 @@ def longest_kiri_ai(games: GameService, rounds: int, tries: int = 20) -> str:
     best, most = "", 0
     for seed in range(tries):
         game_id = play(games, "kiri-ai", ("greedy", "greedy"), {"max_rounds": rounds}, seed)
-        version = games.tables.load(game_id)[0].version
+        version = games.reader.load(game_id)[0].version
         if version > most:
             best, most = game_id, version
         if most > 10 * rounds:  # every round played (about 11 events a round)

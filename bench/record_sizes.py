@@ -66,7 +66,7 @@ def play(games: GameService, game: str, levels: tuple[str, ...], options: Mappin
     game_id: str = created["id"]
     rnd = random.Random(seed)
     for _ in range(MAX_ACTIONS):
-        table, _head = games.tables.load(game_id)
+        table, _head = games.reader.load(game_id)
         if table.finished:
             return game_id
         seat = table.to_act[0]

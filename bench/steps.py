@@ -41,7 +41,7 @@ def long_kiri_ai(games: GameService, events: int, rounds: int, tries: int = 20) 
     best, most = "", 0
     for seed in range(tries):
         game_id = play(games, "kiri-ai", ("greedy", "greedy"), {"max_rounds": rounds}, seed)
-        version = games.tables.load(game_id)[0].version
+        version = games.reader.load(game_id)[0].version
         if version > most:
             best, most = game_id, version
         if most >= events:

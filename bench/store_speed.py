@@ -28,8 +28,10 @@ from domain.events import Event
 from domain.record import GENESIS, envelopes
 from projections.projector import Projector
 from projections.snapshots import Snapshots
-from service.games import fresh_salt
-from service.tables import TableLoader
+from service.commands import fresh_salt
+from service.memory import GameMemory
+from service.ports import Append, Head
+from service.reader import GameReader
 
 AT = "2026-01-01T00:00:00.000Z"
 
@@ -49,7 +51,7 @@ def write_synthetic_log(store: EventStore, game_id: str, n_events: int, batch: i
     while version < n_events:
         events = [Event("thing_happened", {"i": version + i, "payload": "x" * 64}) for i in range(batch)]
         envs = envelopes(events, version + 1, prev, AT, fresh_salt)
-        store.append(game_id, envs, version, prev)
+        store.append(game_id, Append(envs, Head(version, prev)))
         prev, version = envs[-1]["hash"], version + batch
 
 
@@ -59,7 +61,7 @@ def long_duel(store: EventStore, game_id: str, rounds: int) -> int:
     events = engine.create("kiri-ai", game_id, seats, b"bench", {"max_rounds": rounds})
     table = engine.replay(events)
     envs = envelopes(events, 1, GENESIS, AT, fresh_salt)
-    store.append(game_id, envs, 0, GENESIS)
+    store.append(game_id, Append(envs, Head(0, GENESIS)))
     rnd = random.Random(1)
     while not table.finished:
         seat = table.to_act[0]
@@ -68,7 +70,7 @@ def long_duel(store: EventStore, game_id: str, rounds: int) -> int:
             table, seat, rnd.choice(actions or engine.legal_actions(table, seat)), salts=fresh_salt
         )
         batch = envelopes(new, envs[-1]["seq"] + 1, envs[-1]["hash"], AT, fresh_salt)
-        store.append(game_id, batch, envs[-1]["seq"], envs[-1]["hash"])
+        store.append(game_id, Append(batch, Head(envs[-1]["seq"], envs[-1]["hash"])))
         envs = batch
     return table.version
 
@@ -93,8 +95,8 @@ def bench_load(store: EventStore, client: redis.Redis) -> None:
     Projector(store, client, consumer="bench").run_until_idle()
     snapshots = Snapshots(client, store)
     snap = snapshots.load("bench-load")
-    cold = median_seconds(lambda: TableLoader(store).load("bench-load"), 10)
-    warm = median_seconds(lambda: TableLoader(store, snapshots.load).load("bench-load"), 10)
+    cold = median_seconds(lambda: GameReader(store, GameMemory()).load("bench-load"), 10)
+    warm = median_seconds(lambda: GameReader(store, GameMemory(), snapshots.load).load("bench-load"), 10)
     print(
         f"load: a {version}-event Kiri-ai game: {cold * 1000:.1f} ms from the log, "
         f"{warm * 1000:.1f} ms from its snapshot (at version {snap.version if snap else '-'}) plus the tail"

@@ -25,11 +25,19 @@ from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
 from projections.standings import StandingsModel
 from projections.tournaments_list import TournamentsList
+from service.commands import Commands
 from service.games import GameService
+from service.memory import GameMemory
 from service.ports import Scheduler
 from service.streams import DEFAULT_TICKET_RESUME_S, DEFAULT_TICKET_TTL_S, Streams
-from service.tables import TableLoader
 from service.tournaments import TournamentService
+
+# A command refused on a table that may be behind first sleeps this long (``GameMemory.settle``): under
+# gevent, one round of the event loop that polls the sockets, so the listener's greenlet takes an
+# announcement that arrived while the command ran (``time.sleep(0)`` would not poll them); in the
+# two-connection shape of ``kifu bench compare`` this took the reads after such a refusal from 448 to
+# 142 in a run. Where nothing listens it costs 0.1 ms on such a refusal, which then reads the game.
+LET_ANNOUNCEMENTS_IN_S = 0.0001
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,7 @@ class Kifu:
     """Everything an entrypoint needs."""
 
     games: GameService
+    commands: Commands
     tournaments: TournamentService
     streams: Streams
     games_list: GamesList
@@ -54,13 +63,9 @@ class Kifu:
         """Keep this process's cached tables current with what other processes append, and learn the
         token hashes of the games they create (a daemon thread, a greenlet under gevent, listens): a
         seat whose game moved, or was created, through another process then acts in one round trip
-        too. A command refused on a table that may be behind first sleeps 0.1 ms: under gevent, one
-        round of the event loop that polls the sockets, so the listener's greenlet takes an
-        announcement that arrived while the command ran (``time.sleep(0)`` would not poll them); in
-        the two-connection shape of ``kifu bench compare`` this took the reads after such a refusal
-        from 448 to 142 in a run. Only a shortcut: every command is still checked by the append."""
-        follower = AppendFollower(self.store, self.games.hear)
-        self.games.tables.let_announcements_in = functools.partial(time.sleep, 0.0001)
+        too (the memory's ``settle``: ``LET_ANNOUNCEMENTS_IN_S``). Only a shortcut: every command is still
+        checked by the append."""
+        follower = AppendFollower(self.store, self.games.memory.hear)
         thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
         thread.start()
         return follower
@@ -79,15 +84,16 @@ def build(
 ) -> Kifu:
     """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given."""
     store = EventStore(client, partitions)
-    tables = TableLoader(store, snapshots=Snapshots(client, store).load)
+    memory = GameMemory(settle=functools.partial(time.sleep, LET_ANNOUNCEMENTS_IN_S))
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
-    games = GameService(store=store, tables=tables, scheduler=sched)
+    games = GameService(store, memory, snapshots=Snapshots(client, store).load, scheduler=sched)
     return Kifu(
         games=games,
-        tournaments=TournamentService(store=store, games=games, tables=tables, scheduler=sched),
+        commands=games.commands,
+        tournaments=TournamentService(store=store, games=games, reader=games.reader, scheduler=sched),
         streams=Streams(
             games=games,
-            tables=tables,
+            reader=games.reader,
             store=store,
             tickets=RedisTickets(client),
             ttl_s=ticket_ttl_s,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.canonical import canonical_json, sha256_hex
@@ -45,6 +46,11 @@ MIN_SALT_HEX = 2 * SALT_BYTES
 SALT_HEX = re.compile(f"[0-9a-f]{{{MIN_SALT_HEX}}}")
 
 SaltSource = Callable[[], str]
+
+
+def rfc3339(moment: datetime) -> str:
+    """An envelope's time (``at``): RFC 3339 in UTC, to the millisecond."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def part_commitment(audience: str, part: Mapping[str, Any], salt: str) -> str:

@@ -13,8 +13,8 @@ def gunicorn_argv(app: str, host: str, port: int, workers: int) -> list[str]:
     args += ["--graceful-timeout", "5", "-c", "python:entrypoints.gunicorn_conf"]
     if workers > 1:
         # each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads connections
-        # over them: gevent workers racing to accept on one socket took 12 of 16 keep-alive connections
-        # in one worker (kifu run, bench.loadgen: 1,177-1,431 actions/s shared, 1,706-1,715 spread)
+        # over them: gevent workers racing to accept on one socket left most keep-alive connections to
+        # one worker (figures: docs/performance.md, section "Measuring", under ``kifu run``)
         args.append("--reuse-port")
     if _gunicorn_has_setting("control_socket_disable"):  # newer gunicorn: no control socket shared in $HOME
         args.append("--no-control-socket")

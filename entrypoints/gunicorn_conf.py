@@ -38,15 +38,12 @@ client can hold a connection without working is cut short:
   for the others, until their deadline frees theirs. The soft limit on open
   files is raised to fit (up to the hard limit).
 
-Garbage collection (``post_worker_init``). With Python's default thresholds a worker
-under the San Ban load of ``kifu bench compare`` ran a full collection every 3-4 s,
-each 30-50 ms long (every request in flight waits that long: the longest
-answers). Once the app is loaded, the worker freezes what exists (modules, routes,
-schemas: never garbage) and collects the youngest generation after 3,000 net
-allocations instead of 700: no full collection in a 20 s window, gen-0 passes of
-about 0.5 ms, gen-1 of 5-9 ms. Measured with a ``gc.callbacks`` probe, two
-single-worker servers, one connection per game: p99 19.2 -> 18.3 ms, longest
-49.7 -> 31.4 ms; two connections per game: p99 26.8 -> 22.6 ms.
+Garbage collection (``post_worker_init``). Once the app is loaded, the worker
+freezes what exists (modules, routes, schemas: never garbage) and collects the
+youngest generation less often (``GC_THRESHOLDS``): with Python's defaults, full
+collections under load held every request in flight, and made the longest
+answers. Figures: docs/performance.md, section "Garbage collection in the API
+workers".
 
 Uploaded records (``POST /v1/audits``) are verified in processes of each
 worker's own (``entrypoints/audit_pool.py``), which ``worker_exit`` ends.
@@ -93,8 +90,9 @@ def _one_send(write: Callable[[Any, bytes], None]) -> Callable[[Any, bytes], Non
     known) in one ``send`` instead of two.
 
     gunicorn writes the head and then the body, two system calls and two TCP
-    segments for every JSON answer; on loopback under the San Ban load that
-    second send was about a quarter of a no-op request's CPU (bench/compare.py).
+    segments for every JSON answer, and under the San Ban load that second send
+    was a large share of a no-op request's CPU (figures: docs/performance.md,
+    section "One send per answer").
     Anything else (a streamed or chunked body, SSE, a body-less answer to HEAD,
     a body in several pieces) goes through gunicorn's own ``write`` unchanged.
     """

@@ -58,12 +58,14 @@ class Head:
 class Announcement:
     """One append as another process announced it (``adapters.announcements``): ``envelopes`` is their
     JSON array, still encoded (most announcements a process hears are of games it does not hold, or its
-    own); ``seats``: the token hash fields the append named, with their seats (a creation, a join)."""
+    own); ``seats``: the token hash fields the append named, with their seats (a creation, a join);
+    ``origin``: the store that appended (``EventStore.origin``)."""
 
     game_id: str
     first: int
     envelopes: bytes
     seats: Mapping[str, int]
+    origin: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,37 +98,80 @@ class QuotaExceeded(Exception):
         self.retry_after_s = retry_after_s
 
 
-class EventLog(Protocol):
-    """The append-only game logs (with each game's server-only facts and idempotency records)."""
+@dataclass(frozen=True, slots=True)
+class Append:
+    """One command's events, to be appended to a game's log only if the log is still at ``after`` (its
+    version and hash), with what the same write carries: an idempotency key and the record kept under
+    it, meta fields to set, when the game next needs a job (the outbox), a ``holder`` (a meta field and
+    the value it must hold: a seat's token hash and its seat, when the caller took the seat from its own
+    memory) and rate-limit ``quotas`` to count first."""
 
-    def append(
-        self,
-        game_id: str,
-        envelopes: Sequence[Mapping[str, Any]],
-        expected_version: int,
-        expected_hash: str,
-        idempotency: tuple[str, Mapping[str, Any]] | None = None,
-        meta: Mapping[str, str] | None = None,
-        due: Due = Keep.KEEP,
-        holder: tuple[str, str] | None = None,
-        quotas: Quotas | None = None,
-    ) -> int: ...
+    envelopes: Sequence[Mapping[str, Any]]
+    after: Head
+    idempotency: tuple[str, Mapping[str, Any]] | None = None
+    meta: Mapping[str, str] | None = None
+    due: Due = Keep.KEEP
+    holder: tuple[str, str] | None = None
+    quotas: Quotas | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogRead:
+    """One look at a game's log: its head, the meta fields asked for (None: not set), and the envelopes
+    asked for (never past that head)."""
+
+    head: Head
+    fields: list[str | None]
+    envelopes: list[dict[str, Any]]
+
+
+class GameLog(Protocol):
+    """Each game's append-only log, with its server-only facts (the meta hash) and idempotency records.
+
+    Every method is one round trip to the store. ``append`` is the only write and is conditional: it
+    writes only if the log is still at the head the caller decided on (else ``VersionConflict``, with
+    the events since when they are few), the idempotency key is new (else ``DuplicateCommand``),
+    ``holder`` holds (else ``HolderRefused``) and no quota is exceeded (else ``QuotaExceeded``); it
+    writes the events, the head, the meta fields and when the game next needs a job (the outbox)
+    together, or nothing.
+    """
+
+    def append(self, game_id: str, entry: Append) -> int:
+        """Append ``entry`` (all of it, or nothing); the log's new version."""
+        ...
+
+    def look(self, game_id: str, fields: Sequence[str] = (), after: int = 0, limit: int = 0) -> LogRead:
+        """The head, meta ``fields`` and up to ``limit`` envelopes after ``after``, all at once."""
+        ...
+
     def head(self, game_id: str) -> Head: ...
-    def head_and_field(self, game_id: str, meta_field: str) -> tuple[Head, str | None]: ...
-    def head_and_fields(self, game_id: str, meta_fields: Sequence[str]) -> tuple[Head, list[str | None]]: ...
-    def head_fields_and_log(
-        self, game_id: str, meta_fields: Sequence[str], limit: int
-    ) -> tuple[Head, list[str | None], list[dict[str, Any]]]: ...
-    def head_and_tail(self, game_id: str, after: int, limit: int) -> tuple[Head, list[dict[str, Any]]]: ...
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[dict[str, Any]]: ...
     def read_all(self, game_id: str, batch: int = 1000) -> Iterator[dict[str, Any]]: ...
-    def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]: ...
     def meta(self, game_id: str) -> dict[str, str]: ...
-    def wait_many(self, after: Mapping[str, int], block_ms: int) -> set[str]: ...
     def idempotency_record(self, game_id: str, key: str) -> dict[str, Any] | None: ...
-    def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None: ...
+    def wait_for(self, game_id: str, after: int, block_ms: int) -> list[dict[str, Any]]: ...
+    def wait_many(self, after: Mapping[str, int], block_ms: int) -> set[str]: ...
+
+
+class Outbox(Protocol):
+    """When each game (or tournament) next needs a job; ``append`` writes it with the events, the
+    sweeper reads what is overdue and notes when to look again."""
+
     def overdue(self, now_ms: int, limit: int = 200) -> list[str]: ...
     def set_due(self, stream_id: str, due_ms: int | None) -> None: ...
+
+
+class CreationKeys(Protocol):
+    """Idempotency keys of creations, which have no log yet to keep them in."""
+
+    def reserve_creation(self, key_hash: str, fingerprint: str, fresh_id: str) -> str | None:
+        """The id of a creation key: ``fresh_id`` if the key is new, the first id if the same request
+        (``fingerprint``) used it before, None if a different request did."""
+        ...
+
+
+class EventLog(GameLog, Outbox, CreationKeys, Protocol):
+    """Everything the service keeps in the store (``adapters.redis_store``, ``adapters.memory_log``)."""
 
 
 class TicketStore(Protocol):

@@ -33,10 +33,11 @@ from datetime import timedelta
 from typing import Any
 
 from domain.canonical import sha256_hex
+from domain.record import rfc3339
 from service.errors import InvalidRequest, Unauthorized
-from service.games import GameService, rfc3339
+from service.games import GameService
 from service.ports import EventLog, TicketStore
-from service.tables import TableLoader
+from service.reader import GameReader
 
 TICKET_BYTES = 32
 DEFAULT_TICKET_TTL_S = 120
@@ -49,7 +50,7 @@ class Streams:
     """Issues and redeems stream tickets; reports a seat's turn in a game."""
 
     games: GameService  # who a token is (identify)
-    tables: TableLoader  # a seat's turn (seat_status)
+    reader: GameReader  # a seat's turn (seat_status)
     store: EventLog  # the games' logs, waited on (/v1/stream)
     tickets: TicketStore
     ttl_s: int = DEFAULT_TICKET_TTL_S
@@ -103,7 +104,7 @@ class Streams:
     def seat_status(self, game_id: str, seat: int) -> dict[str, Any]:
         """Where ``seat`` stands in ``game_id``: is it its turn (``turn``: the version the turn began),
         until when, and the result once over."""
-        table, _head = self.tables.load(game_id)
+        table, _head = self.reader.load(game_id)
         return {
             "game": game_id,
             "seat": seat,
@@ -129,7 +130,7 @@ class Streams:
         out: list[tuple[str, dict[str, Any]]] = [("status", dict(now))]
         if before is not None:
             for taken in sorted(before.open_seats - seen.open_seats):
-                name = self.tables.load(now["game"])[0].seats[taken].name
+                name = self.reader.load(now["game"])[0].seats[taken].name
                 out.append(("seat_taken", {**now, "taken": {"seat": taken, "name": name}}))
         if now["your_turn"] and (before is None or now["turn"] > before.version):
             out.append(("your_turn", dict(now)))

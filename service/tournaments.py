@@ -30,16 +30,18 @@ from domain import engine
 from domain.canonical import canonical_json, sha256_hex
 from domain.errors import GameOver
 from domain.events import Event
-from domain.record import GENESIS, envelopes, public_envelope, to_event, withheld_envelope
+from domain.record import GENESIS, envelopes, public_envelope, rfc3339, to_event, withheld_envelope
 from domain.rng import seed_hash
 from domain.tournament import commands
 from domain.tournament.archive import ARCHIVE_FORMAT, ARCHIVE_IN_PROGRESS_NOTE, COMPLETE_CHECK, verify_archive
 from domain.tournament.model import FINISHED, RUNNING, Table, Tournament, evolve
 from domain.tournament.standings import for_view
+from service.commands import Answer, Placement, fresh_salt, utc_now
 from service.errors import Forbidden, IdempotencyKeyReused, ServiceError, Unauthorized
-from service.games import Answer, GameService, Placement, fresh_salt, rfc3339, token_hash, utc_now
-from service.ports import EventLog, Head, NoScheduler, Scheduler, VersionConflict
-from service.tables import TableLoader
+from service.games import GameService
+from service.memory import token_hash
+from service.ports import Append, EventLog, Head, LogRead, NoScheduler, Scheduler, VersionConflict
+from service.reader import GameReader
 
 TOURNAMENT_ID_PREFIX = "t"
 ORGANISER = "organiser"
@@ -73,7 +75,7 @@ class TournamentService:
 
     store: EventLog
     games: GameService
-    tables: TableLoader  # the games' tables, read for their results
+    reader: GameReader  # the games' tables, read for their results
     scheduler: Scheduler = field(default_factory=NoScheduler)
     clock: Callable[[], datetime] = utc_now
     cache_size: int = 1024  # tournaments whose state this process keeps (least recently used dropped first)
@@ -131,7 +133,8 @@ class TournamentService:
     def identify(self, tid: str, token: str | None) -> Role:
         """The caller's role; 404 for an unknown tournament, 401 for a token that is not one of it."""
         field_name = f"tok:{token_hash(token)}" if token is not None else "-"
-        head, role = self.store.head_and_field(tid, field_name) if _is_tournament(tid) else (Head(0, ""), None)
+        seen = self.store.look(tid, [field_name]) if _is_tournament(tid) else LogRead(Head(0, ""), [None], [])
+        head, role = seen.head, seen.fields[0]
         if head.version == 0:
             raise TournamentNotFound(f"no tournament {tid!r}")
         if token is not None and role is None:
@@ -172,7 +175,7 @@ class TournamentService:
         for ev in events:
             after = evolve(after, ev)
         due = self._next_look() if after is not None and after.status == RUNNING else None
-        self.store.append(tid, envs, head.version, head.hash, meta=meta, due=due)
+        self.store.append(tid, Append(envs, head, meta=meta, due=due))
 
     def _next_look(self) -> int:
         return int(self.clock().timestamp() * 1000) + SWEEP_MS
@@ -250,7 +253,7 @@ class TournamentService:
         for table in t.round_tables(t.round):
             if table.game is None or table.finished:
                 continue
-            game, head = self.tables.load(table.game)
+            game, head = self.reader.load(table.game)
             if game.result is None:
                 continue
             tail = self.store.read(table.game, max(0, head.version - 3), 3)

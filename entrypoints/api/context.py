@@ -8,6 +8,7 @@ from flask import current_app, request
 
 from adapters.redis_client import connect
 from bootstrap import Kifu, build
+from service.commands import Commands
 from service.errors import Unauthorized
 from service.games import GameService
 
@@ -33,6 +34,11 @@ def kifu() -> Kifu:
 def games() -> GameService:
     """The game service of the app."""
     return kifu().games
+
+
+def commands() -> Commands:
+    """The commands on games (the write path) of the app."""
+    return kifu().commands
 
 
 def bearer_token() -> str | None:

@@ -9,7 +9,7 @@ from marshmallow import ValidationError
 
 from entrypoints.api import limits
 from entrypoints.api.body import idempotency_key, json_object, whole_number
-from entrypoints.api.context import bearer_token, games, kifu
+from entrypoints.api.context import bearer_token, commands, games, kifu
 from entrypoints.api.schemas import (
     MAX_SEQ,
     ActionSchema,
@@ -22,7 +22,8 @@ from entrypoints.api.schemas import (
     StreamQuerySchema,
 )
 from entrypoints.api.sse import Timing, event_stream
-from service.games import Answer, Caller
+from service.commands import Answer, CreateGame, JoinSeat, TakeAction
+from service.reader import Caller
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
 
@@ -45,8 +46,8 @@ def _caller(game_id: str) -> Caller:
 @limits.creation
 def create_game() -> ResponseReturnValue:
     body = CREATE_GAME_SCHEMA.load(json_object())
-    answer = games().create_game(body["game"], body["players"], body["options"], body["deal"], idempotency_key())
-    return _answered(answer)
+    command = CreateGame(body["game"], body["players"], body["options"], body["deal"], idempotency_key())
+    return _answered(commands().create_game(command))
 
 
 @bp.get("")
@@ -71,12 +72,12 @@ def legal_actions(game_id: str) -> ResponseReturnValue:
 @limits.per_seat
 def take_action(game_id: str) -> ResponseReturnValue:
     token = bearer_token()
-    actor = games().identify_actor(game_id, token)
+    actor = commands().identify_actor(game_id, token)  # 404 or 401 before the body is judged
     body = ACTION_SCHEMA.load(json_object())
     if_match = _if_match_version() if "If-Match" in request.headers else None  # judged even when not used
     expected = body["expected_version"] if body["expected_version"] is not None else if_match
-    answer = games().act_as(game_id, token, actor, body["action"], expected, idempotency_key(), limits.quotas())
-    return _answered(answer)
+    command = TakeAction(game_id, actor, body["action"], expected, idempotency_key(), token, quotas=limits.quotas())
+    return _answered(commands().take_action(command))
 
 
 @bp.post("/<game_id>/seats/<int:seat>/join")
@@ -84,7 +85,7 @@ def join_seat(game_id: str, seat: int) -> ResponseReturnValue:
     """Take an open seat: the answer holds its token, shown only this once."""
     games().identify(game_id, None)  # 404 for an unknown game before the body is judged
     body = JOIN_SCHEMA.load(json_object())
-    return _answered(games().join(game_id, seat, body["name"], idempotency_key()))
+    return _answered(commands().join_seat(JoinSeat(game_id, seat, body["name"], idempotency_key())))
 
 
 def _answered(answer: Answer) -> ResponseReturnValue:

@@ -3,9 +3,8 @@
 The counting is the ``limits`` library's (the one under Flask-Limiter: its Redis
 storage and fixed-window strategy); this module only says what is counted
 and answers the refusals. Flask-Limiter itself was measured and left out: its
-per-request bookkeeping cost more than the Redis hit (0.14 ms against 0.12 ms
-an action) and took 20% of the API's throughput under the San Ban load, the
-hit alone about half of that.
+per-request bookkeeping cost more than the Redis hit (docs/performance.md,
+"Rate limits without Flask-Limiter").
 
 Four limits, each a rate string of the ``limits`` library (``60/minute``,
 ``10/second;300/hour``: several windows, all enforced):
@@ -71,7 +70,7 @@ from limits.strategies import FixedWindowRateLimiter
 
 from entrypoints.api.context import kifu
 from entrypoints.api.problems import problem
-from service.games import token_hash
+from service.memory import token_hash
 from service.ports import Quota, QuotaExceeded, Quotas
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from domain.record import IN_PROGRESS_NOTE
 from domain.tournament import commands
 from domain.tournament.archive import verify_archive
 from entrypoints.cli import main as cli
-from service.games import utc_now
+from service.commands import utc_now
 from service.tournaments import FORFEIT_REPAIR_S
 from tests.integration.test_tournaments import bearer, bots, rechain, run_to_end, started
 

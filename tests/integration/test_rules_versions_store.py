@@ -15,7 +15,9 @@ from domain import engine
 from domain.engine import Table
 from domain.record import GENESIS
 from projections.snapshots import Snapshots
-from service.tables import TableLoader
+from service.memory import GameMemory
+from service.ports import Append, Head
+from service.reader import GameReader
 from tests.unit.test_rules_versions import SAI_DISCARD, old_record
 
 OFFERED = [{"type": "sai", "piles": [1, 2]}, {"type": "discard"}]
@@ -25,7 +27,7 @@ def stored_old_game(store: EventStore) -> str:
     """The old server's log up to the Sai, appended as the old server appended it (under its own id)."""
     record = old_record()
     game_id, envs = record["game_id"], record["events"][: SAI_DISCARD - 1]
-    assert store.append(game_id, envs, 0, GENESIS) == len(envs)
+    assert store.append(game_id, Append(envs, Head(0, GENESIS))) == len(envs)
     return game_id
 
 
@@ -36,7 +38,7 @@ def offers_the_discard(table: Table) -> bool:
 def test_a_stored_version_1_game_offers_the_discard_from_its_log_and_its_snapshot(redis_client: redis.Redis) -> None:
     store = EventStore(redis_client, partitions=4)
     game_id = stored_old_game(store)
-    table, _ = TableLoader(store).load(game_id)
+    table, _ = GameReader(store, GameMemory()).load(game_id)
     assert table.rules_version == "1" and offers_the_discard(table)
     snapshots = Snapshots(redis_client, store)
     pipe = redis_client.pipeline()
@@ -44,13 +46,13 @@ def test_a_stored_version_1_game_offers_the_discard_from_its_log_and_its_snapsho
     pipe.execute()
     snapshot = snapshots.load(game_id)
     assert snapshot is not None and snapshot.version == table.version and offers_the_discard(snapshot)
-    assert offers_the_discard(TableLoader(store, snapshots=snapshots.load).load(game_id)[0])
+    assert offers_the_discard(GameReader(store, GameMemory(), snapshots.load).load(game_id)[0])
 
 
 def test_a_snapshot_from_before_rules_versions_is_ignored_and_the_log_decides(redis_client: redis.Redis) -> None:
     store = EventStore(redis_client, partitions=4)
     game_id = stored_old_game(store)
-    table, _ = TableLoader(store).load(game_id)
+    table, _ = GameReader(store, GameMemory()).load(game_id)
     snapshots = Snapshots(redis_client, store)
     pipe = redis_client.pipeline()
     snapshots.save(pipe, table)
@@ -61,4 +63,4 @@ def test_a_snapshot_from_before_rules_versions_is_ignored_and_the_log_decides(re
     del state_fields["rules_version"]  # the San, Ni, Ichi! state as the old server snapshotted it
     redis_client.hset(key, "table", orjson.dumps(raw))
     assert snapshots.load(game_id) is None
-    assert offers_the_discard(TableLoader(store, snapshots=snapshots.load).load(game_id)[0])
+    assert offers_the_discard(GameReader(store, GameMemory(), snapshots.load).load(game_id)[0])

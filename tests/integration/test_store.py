@@ -11,7 +11,7 @@ import redis
 from adapters.redis_store import EventStore
 from domain.events import Event
 from domain.record import GENESIS, envelopes
-from service.ports import DuplicateCommand, Quota, QuotaExceeded, Quotas, VersionConflict
+from service.ports import Append, DuplicateCommand, Head, Quota, QuotaExceeded, Quotas, VersionConflict
 from tests.support.records import SALTS
 
 
@@ -37,7 +37,7 @@ def store(redis_client: redis.Redis) -> EventStore:
 def test_new_stream_append_and_range_reads(store: EventStore) -> None:
     gid = game_id()
     envs = batch(3)
-    assert store.append(gid, envs, 0, GENESIS) == 3
+    assert store.append(gid, Append(envs, Head(0, GENESIS))) == 3
     assert store.read(gid) == envs
     assert store.read(gid, after=1, limit=1) == envs[1:2]
     assert store.head(gid).version == 3 and store.head(gid).hash == envs[-1]["hash"]
@@ -47,8 +47,8 @@ def test_new_stream_append_and_range_reads(store: EventStore) -> None:
 
 def test_read_many_reads_each_games_own_range_in_one_call(store: EventStore) -> None:
     a, b, c = game_id(), game_id(), game_id()
-    store.append(a, envs_a := batch(5, tag="a"), 0, GENESIS)
-    store.append(b, envs_b := batch(3, tag="b"), 0, GENESIS)
+    store.append(a, Append(envs_a := batch(5, tag="a"), Head(0, GENESIS)))
+    store.append(b, Append(envs_b := batch(3, tag="b"), Head(0, GENESIS)))
     got = store.read_many({a: (1, 3), b: (0, 2), c: (0, 4)})
     assert got == {a: envs_a[1:4], b: envs_b[:2], c: []}
     assert store.read_many({a: (0, 0)}) == {a: []}
@@ -57,25 +57,25 @@ def test_read_many_reads_each_games_own_range_in_one_call(store: EventStore) -> 
 def test_expected_version_matrix(store: EventStore) -> None:
     gid = game_id()
     with pytest.raises(VersionConflict) as err:  # existing-stream append on a new stream
-        store.append(gid, batch(1, first=2), 1, GENESIS)
+        store.append(gid, Append(batch(1, first=2), Head(1, GENESIS)))
     assert err.value.current == 0
     first = batch(2)
-    store.append(gid, first, 0, GENESIS)
+    store.append(gid, Append(first, Head(0, GENESIS)))
     with pytest.raises(VersionConflict):  # new-stream append on an existing stream
-        store.append(gid, batch(1), 0, GENESIS)
+        store.append(gid, Append(batch(1), Head(0, GENESIS)))
     with pytest.raises(VersionConflict):  # right version, wrong head hash
-        store.append(gid, batch(1, first=3), 2, GENESIS)
-    assert store.append(gid, batch(1, first=3, prev=first[-1]["hash"]), 2, first[-1]["hash"]) == 3
+        store.append(gid, Append(batch(1, first=3), Head(2, GENESIS)))
+    assert store.append(gid, Append(batch(1, first=3, prev=first[-1]["hash"]), Head(2, first[-1]["hash"]))) == 3
     assert len(store.read(gid)) == 3
 
 
 def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
     gid = game_id()
     envs = batch(2)
-    store.append(gid, envs, 0, GENESIS)
+    store.append(gid, Append(envs, Head(0, GENESIS)))
     before = store.redis.dump(store.log_key(gid))
     with pytest.raises(VersionConflict):
-        store.append(gid, batch(5, first=2, prev=envs[-1]["hash"]), 1, envs[0]["hash"])
+        store.append(gid, Append(batch(5, first=2, prev=envs[-1]["hash"]), Head(1, envs[0]["hash"])))
     keys = [store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m", store.due_key(0)]
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
         store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "", "", "", "", 0, "{}"])
@@ -88,10 +88,13 @@ def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
 def test_idempotency_returns_the_first_record_and_appends_nothing(store: EventStore) -> None:
     gid = game_id()
     envs = batch(1)
-    store.append(gid, envs, 0, GENESIS, idempotency=("key-1", {"first": 1}))
+    store.append(gid, Append(envs, Head(0, GENESIS), idempotency=("key-1", {"first": 1})))
     with pytest.raises(DuplicateCommand) as dup:
         store.append(
-            gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], idempotency=("key-1", {"first": 2})
+            gid,
+            Append(
+                batch(1, first=2, prev=envs[0]["hash"]), Head(1, envs[0]["hash"]), idempotency=("key-1", {"first": 2})
+            ),
         )
     assert dup.value.record == {"first": 1}
     assert store.head(gid).version == 1
@@ -99,7 +102,7 @@ def test_idempotency_returns_the_first_record_and_appends_nothing(store: EventSt
 
 def test_feed_gets_one_entry_per_command_in_the_games_partition(store: EventStore) -> None:
     gid = game_id()
-    store.append(gid, batch(2), 0, GENESIS)
+    store.append(gid, Append(batch(2), Head(0, GENESIS)))
     entries = store.redis.xrange(store.feed_key(store.partition(gid)))
     assert [(f[b"g"], f[b"from"], f[b"to"]) for _, f in entries] == [(gid.encode(), b"1", b"2")]
     tags = {
@@ -111,7 +114,7 @@ def test_feed_gets_one_entry_per_command_in_the_games_partition(store: EventStor
 
 def test_twenty_concurrent_writers_one_winner_per_version(store: EventStore) -> None:
     gid = game_id()
-    store.append(gid, batch(1), 0, GENESIS)
+    store.append(gid, Append(batch(1), Head(0, GENESIS)))
     head = store.head(gid)
     results: list[str] = []
     barrier = threading.Barrier(20)
@@ -120,7 +123,7 @@ def test_twenty_concurrent_writers_one_winner_per_version(store: EventStore) -> 
         envs = batch(2, first=2, prev=head.hash, tag=f"w{i}")
         barrier.wait()
         try:
-            store.append(gid, envs, 1, head.hash)
+            store.append(gid, Append(envs, Head(1, head.hash)))
             results.append("ok")
         except VersionConflict:
             results.append("conflict")
@@ -143,10 +146,10 @@ def window(name: str, limit: int, seconds: int = 60) -> Quota:
 def test_an_append_counts_its_quotas_and_writes_nothing_past_one(store: EventStore) -> None:
     gid = game_id()
     envs = batch(1)
-    store.append(gid, envs, 0, GENESIS, quotas=Quotas([window("a", 5), window("b", 1)]))
+    store.append(gid, Append(envs, Head(0, GENESIS), quotas=Quotas([window("a", 5), window("b", 1)])))
     quotas = Quotas([window("a", 5), window("b", 1)])
     with pytest.raises(QuotaExceeded) as past:
-        store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)
+        store.append(gid, Append(batch(1, first=2, prev=envs[0]["hash"]), Head(1, envs[0]["hash"]), quotas=quotas))
     assert past.value.index == 1  # the second window
     assert 1 <= past.value.retry_after_s <= 60  # when that window ends
     assert store.head(gid).version == 1  # nothing written
@@ -159,12 +162,14 @@ def test_an_append_counts_its_quotas_and_writes_nothing_past_one(store: EventSto
 def test_quotas_are_counted_once_whatever_the_outcome(store: EventStore) -> None:
     gid = game_id()
     envs = batch(1)
-    store.append(gid, envs, 0, GENESIS)
+    store.append(gid, Append(envs, Head(0, GENESIS)))
     quotas = Quotas([window("c", 10)])
     with pytest.raises(VersionConflict):  # a refused append counts
-        store.append(gid, batch(1), 0, GENESIS, quotas=quotas)
+        store.append(gid, Append(batch(1), Head(0, GENESIS), quotas=quotas))
     assert quotas.sent
-    store.append(gid, batch(1, first=2, prev=envs[0]["hash"]), 1, envs[0]["hash"], quotas=quotas)  # the retry
+    store.append(
+        gid, Append(batch(1, first=2, prev=envs[0]["hash"]), Head(1, envs[0]["hash"]), quotas=quotas)
+    )  # the retry
     store.count(gid, quotas)  # and whoever asks afterwards: counted already
     assert store.redis.get(store.quota_key(gid, window("c", 0))) == b"1"
     store.count(gid, Quotas([window("d", 1)]))  # a command that appended nothing

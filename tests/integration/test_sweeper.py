@@ -18,7 +18,8 @@ from adapters.rq_scheduler import QUEUE_NAME
 from bootstrap import build
 from domain.tournament import commands
 from entrypoints.sweeper import sweep_once
-from service.games import JOB_GRACE_MS, RETRY_MS
+from service.commands import JOB_GRACE_MS
+from service.games import RETRY_MS
 from service.ports import NoScheduler
 from service.tournaments import SWEEP_MS
 
