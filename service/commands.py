@@ -250,7 +250,7 @@ class Commands:
             done = self._commit(write, actor)
         except HolderRefused:  # this process remembered the token wrongly (the game is gone): ask the log
             self.memory.forget(command.game_id, command.token)
-            again = self.identify_actor(command.game_id, command.token)
+            again = self.identify_actor(command.game_id, command.token)  # (the refused append counted the quotas)
             return self.take_action(TakeAction(command.game_id, again, action, expected, command.idempotency_key))
         if isinstance(done, Committed):
             return Answer(self._action_answer(done.table, seat, done.version, done.envs))
