@@ -192,7 +192,7 @@ class Commands:
         reader: GameReader,
         scheduler: Scheduler,
         clock: Callable[[], datetime],
-        random_bytes: Callable[[int], bytes] = secrets.token_bytes,
+        random_bytes: Callable[[int], bytes] | None = None,
     ) -> None:
         self.log = log
         self.creation_keys = creation_keys
@@ -200,7 +200,8 @@ class Commands:
         self.reader = reader
         self.scheduler = scheduler
         self.clock = clock
-        self.random_bytes = random_bytes  # every id, seed, token and salt (tests make them reproducible)
+        # every id, seed, token and salt: ``secrets.token_bytes`` (looked up at each call) unless given
+        self.random_bytes = random_bytes or (lambda n: secrets.token_bytes(n))  # noqa: PLW0108 (late)
 
     # -- who acts ---------------------------------------------------------------------
 

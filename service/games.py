@@ -7,7 +7,6 @@ rule checks to ``domain``.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -50,7 +49,7 @@ class GameService:
         snapshots: SnapshotLoader | None = None,
         scheduler: Scheduler | None = None,
         clock: Callable[[], datetime] = utc_now,
-        random_bytes: Callable[[int], bytes] = secrets.token_bytes,
+        random_bytes: Callable[[int], bytes] | None = None,
     ) -> None:
         self.store = store
         self.memory = memory or GameMemory()
