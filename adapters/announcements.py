@@ -1,8 +1,8 @@
-"""Hearing every process's appends: the append script announces each on a pub/sub channel
-(``EventStore.appended_channel``): the game id, a space, the number of the first event appended, a
-space, the appending store's ``origin``, a newline, the JSON array of the envelopes it appended, and,
-when the append named seats' token hashes (a creation, a join), a newline and the JSON object of
-those meta fields (``{"tok:<sha256>": "0"}``).
+"""Hearing every process's appends: the append script announces each on its partition's sharded
+pub/sub channel (``EventStore.appended_channel``; SPUBLISH): the game id, a space, the number of the
+first event appended, a space, the appending store's ``origin``, a newline, the JSON array of the
+envelopes it appended, and, when the append named seats' token hashes (a creation, a join), a newline
+and the JSON object of those meta fields (``{"tok:<sha256>": "0"}``).
 
 An API process hands what it hears to its memory (``GameMemory.hear``): events that continue a table
 it holds are applied to it, and the start of a game it does not hold is kept, undecoded, with the
@@ -14,7 +14,7 @@ let alone before the next seat's request arrives here: the listener waits on its
 over each announcement as it arrives (a read takes whatever has arrived, so a busy process takes many
 at a time). A command never reads the subscription itself.
 
-Best effort by design: pub/sub keeps nothing, and Redis does not write PUBLISH to the AOF. An
+Best effort by design: pub/sub keeps nothing, and Redis does not write SPUBLISH to the AOF. An
 announcement missed (Redis restarting, this process not listening yet, a slow consumer cut off) only
 means a later command reads the game first; correctness never depends on one, since every command is
 checked by the conditional append (its head hash, and the token's seat in the meta hash).
@@ -22,10 +22,11 @@ checked by the conditional append (its head hash, and the token's seat in the me
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import orjson
 import redis
@@ -51,31 +52,60 @@ def parse(data: bytes) -> Announcement:
 
 
 class AppendFollower:
-    """Listens to the store's announcements and hands each to ``on_heard``.
+    """Listens to the announcements of some partitions (all of them by default) and hands each to
+    ``on_heard``.
+
+    Announcements are sharded pub/sub messages (SPUBLISH, Redis 7): one channel per partition
+    (``EventStore.appended_channel``), which on a cluster lives on the node that holds the partition's
+    keys, so that an append's announcement travels only to that node's subscribers instead of over the
+    whole cluster bus. On one Redis a follower subscribes to every partition on one connection; on a
+    cluster, one follower per master node (``followers``), each asking the cluster where its partitions
+    are every time it subscribes (after a failover they are on the promoted replica).
 
     It reads the subscription on a connection of its own with plain blocking reads (redis-py's
     ``PubSub`` checks the socket with a poll before every message, which under gevent costs more than
     applying the announcement).
     """
 
-    def __init__(self, store: EventStore, on_heard: Callable[[Announcement], object]) -> None:
+    def __init__(
+        self, store: EventStore, on_heard: Callable[[Announcement], object], partitions: Sequence[int] = ()
+    ) -> None:
         self.store = store
         self.on_heard = on_heard
+        self.partitions = list(partitions) or list(range(store.partitions))
         self.connection: Any = None  # the subscribed connection while listening
 
+    @classmethod
+    def followers(cls, store: EventStore, on_heard: Callable[[Announcement], object]) -> list[AppendFollower]:
+        """The followers that together hear every partition: one on one Redis, one per master on a cluster."""
+        if not store.cluster:
+            return [cls(store, on_heard)]
+        by_node: dict[str, list[int]] = {}
+        for p in range(store.partitions):
+            by_node.setdefault(_node_of(store, p).name, []).append(p)
+        return [cls(store, on_heard, partitions) for partitions in by_node.values()]
+
+    def _pool(self) -> Any:
+        """The connection pool of the server that holds this follower's partitions now."""
+        if not self.store.cluster:
+            return self.store.redis.connection_pool  # type: ignore[union-attr]
+        return _node_of(self.store, self.partitions[0]).redis_connection.connection_pool
+
     def run(self, stop: threading.Event, ready: threading.Event | None = None, retry_s: float = 1.0) -> None:
-        """Listen until ``stop`` is set; ride out Redis restarts and outages (``ready`` is set whenever
-        listening: at first, and again after each new subscription)."""
-        pool = self.store.redis.connection_pool
+        """Listen until ``stop`` is set; ride out Redis restarts, outages and failovers (``ready`` is set
+        whenever listening: at first, and again after each new subscription)."""
         while not stop.is_set():
             try:
+                pool = self._pool()
                 connection: Any = pool.get_connection()  # connects (redis-py types its methods loosely)
-            except (redis.ConnectionError, redis.TimeoutError, OSError):  # Redis is not back yet
+            except (redis.RedisError, OSError):  # Redis is not back yet (or the cluster is failing over)
+                self._refresh()
                 stop.wait(retry_s)
                 continue
             try:
                 self._listen(connection, stop, ready)
             except (redis.ConnectionError, redis.TimeoutError, OSError):
+                self._refresh()
                 stop.wait(retry_s)
             except Exception:
                 log.warning("following appends: listening again after an error", exc_info=True)
@@ -85,13 +115,22 @@ class AppendFollower:
                 connection.disconnect()  # never hand a subscribed connection back as it is
                 pool.release(connection)
 
+    def _refresh(self) -> None:
+        """On a cluster, have the client learn where the slots are now (a master may have failed over)."""
+        if self.store.cluster:
+            with contextlib.suppress(redis.RedisError, OSError):
+                cast(Any, self.store.redis).nodes_manager.initialize()
+
     def _listen(self, connection: Any, stop: threading.Event, ready: threading.Event | None) -> None:
         """Subscribe on ``connection`` and hand over what is announced until ``stop`` is set."""
         quiet = getattr(connection._parser, "set_pubsub_push_handler", None)
         if quiet is not None:  # redis-py's default handler logs each message, built as a string first
             quiet(_as_is)
-        connection.send_command("SUBSCRIBE", self.store.appended_channel)
-        connection.read_response(timeout=LISTEN_S, push_request=True)  # the confirmation: listening now
+        channels = [self.store.appended_channel(p) for p in self.partitions]
+        for channel in channels:  # one command a channel: on a cluster, each one slot
+            connection.send_command("SSUBSCRIBE", channel)
+        for _channel in channels:  # the confirmations: listening now
+            connection.read_response(timeout=LISTEN_S, push_request=True)
         self.connection = connection
         if ready is not None:
             ready.set()
@@ -104,7 +143,12 @@ class AppendFollower:
             message = connection.read_response(timeout=LISTEN_S, disconnect_on_error=False, push_request=True)
         except redis.TimeoutError:  # nothing announced meanwhile (what had arrived of a message is kept)
             return
-        if not isinstance(message, list) or len(message) != 3 or message[0] not in (b"message", "message"):
+        if not isinstance(message, list) or len(message) != 3:
+            return
+        kind = message[0].decode() if isinstance(message[0], bytes) else str(message[0])
+        if kind == "sunsubscribe":  # the server moved a slot away (resharding, failover): subscribe again
+            raise redis.ConnectionError("a partition's channel moved to another node")
+        if kind != "smessage":
             return
         data = message[2] if isinstance(message[2], bytes) else str(message[2]).encode()
         try:
@@ -113,3 +157,8 @@ class AppendFollower:
                 self.on_heard(heard)
         except Exception:  # a bad announcement must not stop the others
             log.exception("an announced append could not be taken")
+
+
+def _node_of(store: EventStore, partition: int) -> Any:
+    """The cluster node that holds a partition's keys (and its channel) now."""
+    return cast(Any, store.redis).get_node_from_key(store.appended_channel(partition))

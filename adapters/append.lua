@@ -8,8 +8,8 @@
 --       10 when the game next needs a job, in ms since the epoch ("" keep, "-" none),
 --       11 a meta field that must hold ARGV[12] ("" none: the seat's token hash and its seat, when the
 --       caller took the seat from its own cache), 12 that value,
---       13 a pub/sub channel to announce the appended events on ("" none): "<game id> <first event's
---       number> <origin>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
+--       13 a sharded pub/sub channel (SPUBLISH; in the keys' slot) to announce the appended events on
+--       ("" none): "<game id> <first event's number> <origin>\n<JSON array of the envelopes>", then, when the meta pairs name seats' token hashes,
 --       "\n<JSON object of those pairs>" (see adapters/announcements.py),
 --       14 number of rate-limit counters Q, 15 the origin: who appends (the announcement names it, so that
 --       the appending process passes over its own appends),
@@ -98,6 +98,6 @@ if ARGV[13] ~= "" then
   local message = ARGV[3] .. " " .. tostring(current + 1) .. " " .. ARGV[15] .. "\n["
     .. table.concat(appended, ",") .. "]"
   if #seats > 0 then message = message .. "\n{" .. table.concat(seats, ",") .. "}" end
-  redis.call("PUBLISH", ARGV[13], message)
+  redis.call("SPUBLISH", ARGV[13], message)
 end
 return {"ok", tostring(current + n_events)}

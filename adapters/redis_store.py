@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Any, cast
 import orjson
 import redis
 
+from adapters.redis_client import AnyRedis, probe
 from domain.record import GENESIS
 from service.ports import (
     Append,
@@ -44,6 +46,7 @@ from service.ports import (
     QuotaExceeded,
     Quotas,
     VersionConflict,
+    WriteUnconfirmed,
 )
 
 KEEP = Keep.KEEP
@@ -62,19 +65,32 @@ def _exceeded(counter: Any, ttl: Any) -> QuotaExceeded:
 APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
 QUOTA_SCRIPT = (Path(__file__).with_name("quota.lua")).read_text()
 DEFAULT_PARTITIONS = 16
+DEFAULT_WAIT_MS = 1000  # how long an append waits for its replicas to confirm it (``wait_replicas``)
+POLL_MS = 50  # on a cluster, how often ``wait_many`` looks at games spread over several partitions
 IDEMPOTENCY_TTL_S = 24 * 3600
 
 
 class EventStore:
     """Append-only game logs on Redis Streams."""
 
-    def __init__(self, client: redis.Redis, partitions: int = DEFAULT_PARTITIONS, prefix: str = "kifu") -> None:
+    def __init__(
+        self,
+        client: AnyRedis,
+        partitions: int = DEFAULT_PARTITIONS,
+        prefix: str = "kifu",
+        wait_replicas: int = 0,
+        wait_ms: int = DEFAULT_WAIT_MS,
+    ) -> None:
+        """``wait_replicas``: how many replicas must confirm an append (``WAIT``, on the connection that
+        appended) before it is acknowledged, within ``wait_ms`` (else ``WriteUnconfirmed``); 0: none."""
         self.redis = client
+        self.wait_replicas = wait_replicas
+        self.wait_ms = wait_ms
+        self.cluster = isinstance(client, redis.RedisCluster)
         self.partitions = partitions
         self.prefix = prefix
         self._append = client.register_script(APPEND_SCRIPT)
         self._count = client.register_script(QUOTA_SCRIPT)
-        self.appended_channel = f"{prefix}:appended"
         self.origin = secrets.token_hex(8)  # names this store's appends in their announcements
 
     def partition(self, game_id: str) -> int:
@@ -98,6 +114,11 @@ class EventStore:
 
     def feed_key(self, partition: int) -> str:
         return f"{self.prefix}:{{p{partition}}}:feed"
+
+    def appended_channel(self, partition: int) -> str:
+        """The sharded pub/sub channel on which the partition's appends are announced (its hash tag: the
+        node that holds the partition's keys carries it)."""
+        return f"{self.prefix}:{{p{partition}}}:appended"
 
     def due_key(self, partition: int) -> str:
         return f"{self.prefix}:{{p{partition}}}:due"
@@ -144,14 +165,17 @@ class EventStore:
             len(envelopes),
             "" if entry.due is KEEP else "-" if entry.due is None else str(int(entry.due)),
             *(entry.holder or ("", "")),
-            self.appended_channel,
+            self.appended_channel(self.partition(game_id)),
             len(windows),
             self.origin,
             *_limits_and_periods(windows),
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
-        reply, *values = self._append(keys=keys, args=args)
+        if self.wait_replicas:
+            reply, *values = self._append_and_wait(keys, args)
+        else:
+            reply, *values = self._append(keys=keys, args=args)
         status = text(reply)
         if status == "conflict":
             tail = [orjson.loads(raw) for raw in values[1:]]
@@ -162,7 +186,40 @@ class EventStore:
             raise HolderRefused(game_id)
         if status == "limited":
             raise _exceeded(values[0], values[1])
+        if self.wait_replicas and int(values[-1]) < self.wait_replicas:
+            raise WriteUnconfirmed(
+                f"{game_id}: {values[-1]} of {self.wait_replicas} replicas confirmed within {self.wait_ms} ms"
+            )
         return int(values[0])
+
+    def _append_and_wait(self, keys: list[str], args: list[Any]) -> list[Any]:
+        """The append script, then ``WAIT`` on the same connection (it waits for what that connection
+        wrote): the script's reply with the number of replicas that confirmed appended last. On a cluster
+        both go to the master that holds the game's slot, asked of the cluster client each time (after a
+        failover, the promoted replica); a MOVED reply (the slot moved meanwhile) asks again once."""
+        for attempt in range(2):
+            server = self._server_of(keys[0])
+            pipe = server.pipeline(transaction=False)
+            pipe.evalsha(self._append.sha, len(keys), *keys, *args)
+            cast(Any, pipe).execute_command("WAIT", self.wait_replicas, self.wait_ms)
+            try:
+                reply, confirmed = pipe.execute()
+            except redis.exceptions.NoScriptError:
+                server.script_load(APPEND_SCRIPT)
+                continue
+            except redis.exceptions.MovedError:
+                if attempt:
+                    raise
+                cast(Any, self.redis).nodes_manager.initialize()
+                continue
+            return [*reply, confirmed]
+        raise redis.exceptions.TryAgainError("the append could not reach the master of its slot")
+
+    def _server_of(self, key: str) -> redis.Redis:
+        """The server that holds ``key``: the client itself on one Redis, its master on a cluster."""
+        if not self.cluster:
+            return cast(redis.Redis, self.redis)
+        return cast(redis.Redis, cast(Any, self.redis).get_node_from_key(key).redis_connection)
 
     def count(self, game_id: str, quotas: Quotas) -> None:
         """Count a command on the game that appended nothing against ``quotas`` (unless its append
@@ -237,38 +294,42 @@ class EventStore:
     def wait_many(self, after: Mapping[str, int], block_ms: int) -> set[str]:
         """Block until one of several games has events after its version (or ``block_ms`` passes); which did.
 
-        (One XREAD over several games' streams: on Redis Cluster they must share a slot.)
+        On one Redis, one blocking XREAD over every game's stream. On a cluster an XREAD's streams must
+        share a slot, so the games are grouped by partition: one group blocks as on one Redis; several
+        are read together without blocking (one pipeline, each node's reads in one round trip) every
+        ``POLL_MS`` until one has moved or ``block_ms`` has passed.
         """
         if not after:
             return set()
-        streams: dict[Any, Any] = {self.log_key(g): f"{v}-0" for g, v in after.items()}
         by_key = {self.log_key(g): g for g in after}
-        got = cast(list[tuple[bytes, Entries]], self.redis.xread(streams, block=block_ms, count=1))
-        return {by_key[text(stream)] for stream, _entries in got or []}
+        groups: dict[int, dict[Any, Any]] = {}
+        for game_id, version in after.items():
+            groups.setdefault(self.partition(game_id) if self.cluster else 0, {})[self.log_key(game_id)] = (
+                f"{version}-0"
+            )
+        if len(groups) == 1:
+            (streams,) = groups.values()
+            got = cast(list[tuple[bytes, Entries]], self.redis.xread(streams, block=block_ms, count=1))
+            return {by_key[text(stream)] for stream, _entries in got or []}
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            pipe = self.redis.pipeline(transaction=False)
+            for streams in groups.values():
+                pipe.xread(streams, count=1)
+            moved = {by_key[text(stream)] for got in pipe.execute() for stream, _entries in got or []}
+            left = deadline - time.monotonic()
+            if moved or left <= 0:
+                return moved
+            time.sleep(min(POLL_MS / 1000, left))
 
     def ping(self) -> str | None:
         """None when Redis answers a single PING within a second, else why not.
 
         A one-shot probe on its own connection, without the client's retries, so
-        that a readiness check of a dead Redis answers within a second.
+        that a readiness check of a dead Redis answers within a second. On a
+        cluster, every master is probed (and the cluster must say it is ``ok``).
         """
-        pool = self.redis.connection_pool.connection_kwargs
-        probe = redis.Redis(
-            host=pool.get("host", "127.0.0.1"),
-            port=pool.get("port", 6379),
-            db=pool.get("db", 0),
-            password=pool.get("password"),
-            socket_timeout=1,
-            socket_connect_timeout=1,
-            retry=None,  # type: ignore[arg-type]  # None: no retries (the stubs want a Retry)
-        )
-        try:
-            probe.ping()
-        except redis.RedisError as exc:
-            return str(exc)
-        finally:
-            probe.close()
-        return None
+        return probe(self.redis)
 
     def overdue(self, now_ms: int, limit: int = 200) -> list[str]:
         """Ids (games and tournaments) whose next job was due by ``now_ms``, across every partition."""

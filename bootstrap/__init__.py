@@ -8,6 +8,7 @@ adapters or reaches into them.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from rq import Queue
 
 from adapters.announcements import AppendFollower
 from adapters.metrics import RequestMetrics
-from adapters.redis_store import DEFAULT_PARTITIONS, EventStore
+from adapters.redis_client import AnyRedis, connect_events
+from adapters.redis_store import DEFAULT_PARTITIONS, DEFAULT_WAIT_MS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
 from adapters.tickets import RedisTickets
 from projections.games_list import GamesList
@@ -59,20 +61,60 @@ class Kifu:
         """A projector on the same Redis (the ``kifu projector`` process, tests)."""
         return Projector(self.store, self.client, consumer)
 
-    def follow_appends(self, stop: threading.Event, ready: threading.Event | None = None) -> AppendFollower:
+    def follow_appends(self, stop: threading.Event, ready: threading.Event | None = None) -> list[AppendFollower]:
         """Keep this process's cached tables current with what other processes append, and learn the
         token hashes of the games they create (a daemon thread, a greenlet under gevent, listens): a
         seat whose game moved, or was created, through another process then acts in one round trip
         too (the memory's ``settle``: ``LET_ANNOUNCEMENTS_IN_S``). Only a shortcut: every command is still
-        checked by the append."""
-        follower = AppendFollower(self.store, self.games.memory.hear)
-        thread = threading.Thread(target=follower.run, args=(stop, ready), name="kifu-follow-appends", daemon=True)
-        thread.start()
-        return follower
+        checked by the append. One listener on one Redis, one per master on a cluster; ``ready`` is set
+        once every one of them listens."""
+        followers = AppendFollower.followers(self.store, self.games.memory.hear)
+        listening = [threading.Event() for _ in followers]
+        for follower, event in zip(followers, listening):
+            name = f"kifu-follow-appends-{follower.partitions[0]}"
+            threading.Thread(target=follower.run, args=(stop, event), name=name, daemon=True).start()
+        if ready is not None:
+            threading.Thread(target=_set_when_all, args=(listening, ready), daemon=True).start()
+        return followers
 
     def rebuild_projections(self) -> int:
         """Drop and rebuild every read model (safe while projectors run); the feed entries replayed."""
         return rebuild(self.store, self.client)
+
+
+def _set_when_all(events: list[threading.Event], done: threading.Event) -> None:
+    for event in events:
+        event.wait()
+    done.set()
+
+
+@dataclass(frozen=True)
+class Events:
+    """Where the game logs live when not on ``REDIS_URL``'s Redis, and how many replicas must confirm
+    an append (within ``wait_ms``) before it is acknowledged."""
+
+    client: AnyRedis
+    wait_replicas: int
+    wait_ms: int
+
+
+def events_from(url: str, wait_replicas: int | None = None, wait_ms: int | None = None) -> Events:
+    """The game logs at ``url`` (``redis+cluster://HOST:PORT``: a Redis Cluster; docs/deployment.md). On a
+    cluster an append waits for one replica by default: an acknowledged action survives the loss of
+    any one node."""
+    client = connect_events(url)
+    default = 1 if isinstance(client, redis.RedisCluster) else 0
+    return Events(client, default if wait_replicas is None else wait_replicas, wait_ms or DEFAULT_WAIT_MS)
+
+
+def events_from_environment() -> Events | None:
+    """``events_from`` the ``KIFU_EVENTS_URL``, ``KIFU_EVENTS_WAIT_REPLICAS`` and ``KIFU_EVENTS_WAIT_MS``
+    of the environment; None without a ``KIFU_EVENTS_URL``: the game logs share ``REDIS_URL``'s Redis."""
+    url = os.environ.get("KIFU_EVENTS_URL")
+    if not url:
+        return None
+    replicas, wait_ms = os.environ.get("KIFU_EVENTS_WAIT_REPLICAS"), os.environ.get("KIFU_EVENTS_WAIT_MS")
+    return events_from(url, int(replicas) if replicas else None, int(wait_ms) if wait_ms else None)
 
 
 def build(
@@ -81,9 +123,18 @@ def build(
     scheduler: Scheduler | None = None,
     ticket_ttl_s: int = DEFAULT_TICKET_TTL_S,
     ticket_resume_s: int = DEFAULT_TICKET_RESUME_S,
+    events: Events | None = None,
 ) -> Kifu:
-    """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given."""
-    store = EventStore(client, partitions)
+    """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given.
+
+    ``events``: where the game logs live (their per-game keys, the partition feeds, the outbox), when
+    not on ``client`` (a Redis Cluster); everything else (RQ's queues, rate limits, read models and the
+    projector's checkpoints, tickets, metrics) stays on ``client``."""
+    store = (
+        EventStore(events.client, partitions, wait_replicas=events.wait_replicas, wait_ms=events.wait_ms)
+        if events is not None
+        else EventStore(client, partitions)
+    )
     memory = GameMemory(settle=functools.partial(time.sleep, LET_ANNOUNCEMENTS_IN_S))
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
     games = GameService(store, memory, snapshots=Snapshots(client, store).load, scheduler=sched)

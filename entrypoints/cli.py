@@ -78,24 +78,24 @@ def worker(burst: bool) -> None:
 @main.command()
 def projector() -> None:
     """Run the projector: games list and snapshots, from every partition's feed."""
-    from bootstrap import build
+    from bootstrap import build, events_from_environment
 
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     with contextlib.suppress(KeyboardInterrupt):
-        build(_redis()).projector().run(stopping)
+        build(_redis(), events=events_from_environment()).projector().run(stopping)
 
 
 @main.command()
 def sweeper() -> None:
     """Run the sweeper: ask again for bot turns, move timeouts and tournament steps whose job was lost."""
-    from bootstrap import build
+    from bootstrap import build, events_from_environment
     from entrypoints import sweeper as sweeping
 
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     with contextlib.suppress(KeyboardInterrupt):
-        sweeping.run(build(_redis()), stopping)
+        sweeping.run(build(_redis(), events=events_from_environment()), stopping)
 
 
 @main.command("rebuild-projections")
@@ -104,11 +104,11 @@ def rebuild_projections() -> None:
 
     Safe while the service runs: running projectors pause for the rebuild.
     """
-    from bootstrap import build
+    from bootstrap import build, events_from_environment
     from projections.projector import RebuildRefused
 
     try:
-        entries = build(_redis()).rebuild_projections()
+        entries = build(_redis(), events=events_from_environment()).rebuild_projections()
     except RebuildRefused as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"rebuilt from {entries} feed entries")

@@ -18,8 +18,7 @@ import logging
 import threading
 import time
 
-import redis
-
+from adapters.redis_client import UNAVAILABLE
 from bootstrap import Kifu
 from service.tournaments import TOURNAMENT_ID_PREFIX
 
@@ -45,5 +44,5 @@ def run(kifu: Kifu, stop: threading.Event, interval_s: float = INTERVAL_S) -> No
         try:
             if found := sweep_once(kifu):
                 log.info("sweeper: asked again for the jobs of %d games or tournaments", found)
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            log.warning("sweeper: Redis did not answer (%s); retrying", exc)
+        except UNAVAILABLE as exc:  # a Redis that does not answer, a cluster failing over
+            log.warning("sweeper: Redis did not answer (%s: %s); retrying", type(exc).__name__, exc)

@@ -3,10 +3,16 @@
 Each feed entry names a game (or a tournament: ids ``t...``) and a range of its
 events; games feed the games list and the snapshots, tournaments their standings and
 the tournaments list. For each batch of entries read at once, the projector updates
-the read models, records its checkpoints and XACKs the entries in one MULTI
-transaction, so a crash between them can neither skip nor double-apply an event; a
-summary also remembers the last version it applied, so an entry delivered twice
-(after a crash, from the pending list) is a no-op.
+the read models and records its checkpoints in one MULTI transaction on the app's
+Redis, then XACKs the entries where the feeds are (the same Redis, or the game logs'
+Redis Cluster: ``KIFU_EVENTS_URL``). A crash between the two leaves the entries
+pending, to be delivered again: a summary remembers the last version it applied (so
+do the standings), so an entry delivered twice is a no-op; none is ever skipped.
+
+On one Redis the projector reads every partition's feed in one XREADGROUP; on a
+cluster a command's keys must share a slot, so it reads each partition's feed in one
+pipeline (each node's in one round trip) and, when none had anything, looks again
+after ``CLUSTER_POLL_S``.
 
 ``rebuild`` drops every read model and replays the feeds from the start. It is
 safe while projectors run: it asks them to pause (a key they check before each
@@ -28,6 +34,7 @@ from typing import Any, cast
 
 import redis
 
+from adapters.redis_client import UNAVAILABLE
 from adapters.redis_store import EventStore, text
 from domain import engine
 from domain.record import to_event
@@ -44,6 +51,7 @@ HEARTBEAT_S = 5
 # holds tens of entries rather than one (each batch costs six round trips and a MULTI written to the
 # AOF); the read models lag the log by at most this much more.
 GATHER_S = 0.02
+CLUSTER_POLL_S = 0.05  # on a cluster, how long the projector waits before looking at idle feeds again
 GATHER_BELOW = 100
 PAUSE_WAIT_S = 10.0
 log = logging.getLogger(__name__)
@@ -71,7 +79,7 @@ class Projector:
         """Create the consumer group on every partition's feed (idempotent)."""
         for p in range(self.store.partitions):
             try:
-                self.client.xgroup_create(self.store.feed_key(p), GROUP, id="0", mkstream=True)
+                self.store.redis.xgroup_create(self.store.feed_key(p), GROUP, id="0", mkstream=True)
             except redis.ResponseError as exc:
                 if "BUSYGROUP" not in str(exc):
                     raise
@@ -90,8 +98,8 @@ class Projector:
                         stop.wait(block_ms / 1000)
                     elif 0 < self.run_once(block_ms=block_ms) < GATHER_BELOW:
                         stop.wait(GATHER_S)  # let entries gather: one batch's six round trips for many
-                except (redis.ConnectionError, redis.TimeoutError) as exc:
-                    log.warning("projector: Redis did not answer (%s); retrying in 1 s", exc)
+                except UNAVAILABLE as exc:  # a Redis that does not answer, a cluster failing over
+                    log.warning("projector: Redis did not answer (%s: %s); retrying in 1 s", type(exc).__name__, exc)
                     stop.wait(1.0)
         finally:
             self._forget_heartbeat()
@@ -132,20 +140,40 @@ class Projector:
         return True
 
     def _read_and_apply(self, start: str, block_ms: int | None, count: int) -> int:
-        streams: dict[Any, Any] = {self.store.feed_key(p): start for p in range(self.store.partitions)}
-        got = cast(FeedReply, self.client.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms))
         batch = [
-            (text(stream), text(entry_id), fields) for stream, entries in got or [] for entry_id, fields in entries
+            (text(stream), text(entry_id), fields)
+            for stream, entries in self._read_feeds(start, block_ms, count)
+            for entry_id, fields in entries
         ]
         if batch:
             self._apply(batch)
         return sum(1 for _s, _e, fields in batch if fields)
 
-    def _apply(self, batch: Sequence[tuple[str, str, Mapping[bytes, bytes]]]) -> None:
-        """Apply a batch of feed entries in three round trips: summaries, events, one MULTI.
+    def _read_feeds(self, start: str, block_ms: int | None, count: int) -> list[tuple[bytes, list[Any]]]:
+        """What the partition feeds hold for this consumer from ``start`` (``>``: new entries, waiting up
+        to ``block_ms``; ``0``: its own pending ones)."""
+        feeds = [self.store.feed_key(p) for p in range(self.store.partitions)]
+        events = self.store.redis
+        if not self.store.cluster:
+            streams: dict[Any, Any] = dict.fromkeys(feeds, start)
+            return cast(FeedReply, events.xreadgroup(GROUP, self.consumer, streams, count=count, block=block_ms)) or []
+        deadline = time.monotonic() + (block_ms or 0) / 1000
+        while True:
+            pipe = events.pipeline(transaction=False)
+            for feed in feeds:
+                pipe.xreadgroup(GROUP, self.consumer, {feed: start}, count=count)
+            got = [reply for replies in pipe.execute() for reply in replies or []]
+            left = deadline - time.monotonic()
+            if got or block_ms is None or left <= 0:
+                return got
+            time.sleep(min(CLUSTER_POLL_S, left))
 
-        The MULTI holds every read-model change, each stream's checkpoint and the
-        XACK of every entry in the batch, so the batch is applied whole or not at all.
+    def _apply(self, batch: Sequence[tuple[str, str, Mapping[bytes, bytes]]]) -> None:
+        """Apply a batch of feed entries: summaries, events, one MULTI, then the XACKs.
+
+        The MULTI holds every read-model change and each stream's checkpoint, so the
+        batch is applied whole or not at all; the XACKs follow (where the feeds are),
+        and entries left pending by a crash in between are no-ops when delivered again.
         """
         upto: dict[str, int] = {}
         for _stream, _entry, fields in batch:
@@ -174,8 +202,11 @@ class Projector:
             acked.setdefault(stream, []).append(entry_id)
         for stream, ids in acked.items():
             pipe.set(f"{CHECKPOINT_PREFIX}:{stream}", ids[-1])
-            pipe.xack(stream, GROUP, *ids)
         pipe.execute()
+        acks = self.store.redis.pipeline(transaction=False)
+        for stream, ids in acked.items():
+            acks.xack(stream, GROUP, *ids)
+        acks.execute()
 
     def _summaries(self, game_ids: list[str]) -> dict[str, dict[str, str]]:
         pipe = self.client.pipeline(transaction=False)
@@ -209,7 +240,7 @@ def rebuild(
         Snapshots(client, store).delete_all()
         for p in range(store.partitions):
             with contextlib.suppress(redis.ResponseError):
-                client.xgroup_destroy(store.feed_key(p), GROUP)
+                store.redis.xgroup_destroy(store.feed_key(p), GROUP)
         projector = Projector(store, client, consumer="rebuild", snapshot_every=snapshot_every)
         projector.ensure_groups()
         return projector.run_until_idle()

@@ -88,6 +88,11 @@ class Quotas:
         self.sent = False
 
 
+class WriteUnconfirmed(Exception):
+    """An append was written but its replicas did not confirm it in time (``WAIT``): it may or may not
+    survive a failover. A retry with the same idempotency key finds out which."""
+
+
 class QuotaExceeded(Exception):
     """A command went past ``windows[index]`` of its quotas (nothing written); that window ends in
     ``retry_after_s`` seconds."""

@@ -1,4 +1,5 @@
-"""Shared fixtures: a real redis-server on a free port for the whole session."""
+"""Shared fixtures: a real server (Valkey, the embedded one) on a free port for the whole session, and a
+real Redis Cluster (3 masters, 3 replicas, the same binary) started the first time a test asks for it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from adapters.embedded_cluster import EmbeddedCluster
 from adapters.embedded_redis import EmbeddedRedis
 
 
@@ -21,5 +23,21 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
 def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
     client = redis.Redis(port=redis_server.port)
     client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedCluster]:
+    cluster = EmbeddedCluster(tmp_path_factory.mktemp("cluster"), masters=3, replicas=1, fsync="everysec").start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def cluster_client(redis_cluster: EmbeddedCluster) -> Iterator[redis.RedisCluster]:
+    """A client of the test cluster, every master emptied first."""
+    client = redis.RedisCluster(host="127.0.0.1", port=redis_cluster.nodes[0].port)
+    client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
     yield client
     client.close()

@@ -28,7 +28,7 @@ import redis
 from rq import Queue, get_current_job
 
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
-from bootstrap import Kifu, build
+from bootstrap import Kifu, build, events_from_environment
 from domain.bots import choose_action, random_action
 from service.errors import Conflict
 from service.games import GameService
@@ -47,7 +47,7 @@ def _wired() -> tuple[Kifu, KeepingScheduler]:
     key = id(connection)
     if key not in _WIRED:
         keeper = KeepingScheduler(RQScheduler(Queue(QUEUE_NAME, connection=connection)))
-        _WIRED[key] = (build(connection, scheduler=keeper), keeper)
+        _WIRED[key] = (build(connection, scheduler=keeper, events=events_from_environment()), keeper)
     return _WIRED[key]
 
 

@@ -41,6 +41,13 @@ DEFAULTS = {
     "RATE_LIMIT_ACTIONS": "600/minute",  # KIFU_RATE_LIMIT_ACTIONS: actions per seat
     "RATE_LIMIT_BAD_TOKENS": "60/minute",  # KIFU_RATE_LIMIT_BAD_TOKENS: refused tokens/tickets per client address
     "TRUSTED_PROXIES": 0,
+    # KIFU_EVENTS_URL: where the game logs live when not on REDIS_URL's Redis: redis+cluster://HOST:PORT
+    # (a Redis Cluster; docs/deployment.md). Unset: one Redis for everything. KIFU_EVENTS_WAIT_REPLICAS:
+    # replicas that must confirm an append before it is acknowledged (on a cluster 1 unless set), within
+    # KIFU_EVENTS_WAIT_MS (1000; else 503 write-unconfirmed).
+    "EVENTS_URL": None,
+    "EVENTS_WAIT_REPLICAS": None,
+    "EVENTS_WAIT_MS": None,
     # KIFU_FOLLOW_APPENDS: true/false; unset: on, but off in a TESTING app (its tests make many apps). On:
     # the process keeps its cached tables current with other processes' appends (README, "The log").
     "FOLLOW_APPENDS": None,  # KIFU_TRUSTED_PROXIES: proxies in front whose X-Forwarded-For is believed

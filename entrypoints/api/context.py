@@ -7,7 +7,7 @@ import threading
 from flask import current_app, request
 
 from adapters.redis_client import connect
-from bootstrap import Kifu, build
+from bootstrap import Kifu, build, events_from
 from service.commands import Commands
 from service.errors import Unauthorized
 from service.games import GameService
@@ -18,8 +18,13 @@ def kifu() -> Kifu:
     ext = current_app.extensions
     if "kifu" not in ext:
         client = current_app.config.get("REDIS_CLIENT") or connect(current_app.config["REDIS_URL"])
+        config = current_app.config
+        events = config.get("EVENTS")  # (tests: an ``Events``)
+        if events is None and config.get("EVENTS_URL"):
+            events = events_from(config["EVENTS_URL"], config.get("EVENTS_WAIT_REPLICAS"), config.get("EVENTS_WAIT_MS"))
         ext["kifu"] = build(
             client,
+            events=events,
             scheduler=current_app.config.get("SCHEDULER"),
             ticket_ttl_s=int(current_app.config["STREAM_TICKET_SECONDS"]),
             ticket_resume_s=int(current_app.config["STREAM_TICKET_RESUME_SECONDS"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from adapters.redis_client import probe
 from entrypoints.api.context import kifu
 
 bp = Blueprint("ops", __name__)
@@ -18,7 +19,7 @@ def healthz() -> ResponseReturnValue:
 
 @bp.get("/readyz")
 def readyz() -> ResponseReturnValue:
-    problem = kifu().store.ping()
+    problem = probe(kifu().client) or kifu().store.ping()  # the app's Redis, then the game logs' (every master)
     if problem:
         return jsonify({"status": "unavailable", "redis": problem}), 503
     return jsonify({"status": "ready"})

@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import redis
 from flask import Blueprint, Flask, Response, abort, json
 from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from adapters.redis_client import UNAVAILABLE
 from domain.errors import (
     GameOver,
     IllegalAction,
@@ -33,8 +33,10 @@ from domain.errors import (
 )
 from domain.tournament.commands import InvalidCommand, NotInTournament, TournamentStateError
 from service.errors import Conflict, ServiceError
+from service.ports import WriteUnconfirmed
 
 log = logging.getLogger("kifu.api")
+UNAVAILABLE_RETRY_S = 1  # Retry-After of a 503 from the event store: a failover takes seconds
 bp = Blueprint("problems", __name__)
 
 
@@ -214,7 +216,16 @@ KINDS: dict[str, Kind] = {
             "service-unavailable",
             503,
             "Service unavailable",
-            "The event store is unreachable for a moment; nothing was written. Retry shortly.",
+            "The event store is unreachable for a moment (or failing over); nothing was written. Retry "
+            "after `Retry-After` seconds.",
+        ),
+        Kind(
+            "write-unconfirmed",
+            503,
+            "Write unconfirmed",
+            "The write reached the event store, but its replicas did not confirm it in time, so it may or "
+            "may not survive the loss of a node. Retry with the same `Idempotency-Key`: the answer says "
+            "whether it was done. `Retry-After` says when.",
         ),
         Kind(
             "audits-busy",
@@ -318,11 +329,21 @@ def register(app: Flask) -> None:
         slug = next((s for k, s in DOMAIN_KINDS.items() if isinstance(exc, k)), "illegal-action")
         return problem(slug, str(exc), **_errors(exc.field, str(exc)))
 
-    @app.errorhandler(redis.ConnectionError)
-    @app.errorhandler(redis.TimeoutError)
-    def _storage(exc: redis.RedisError) -> Response:
-        log.error("redis unavailable: %s", exc)
-        return problem("service-unavailable", "the event store is unreachable; try again shortly")
+    @app.errorhandler(WriteUnconfirmed)
+    def _unconfirmed(exc: WriteUnconfirmed) -> Response:
+        log.warning("a write's replicas did not confirm it: %s", exc)
+        response = problem("write-unconfirmed", "the replicas did not confirm the write in time; retry with the key")
+        response.headers["Retry-After"] = str(UNAVAILABLE_RETRY_S)
+        return response
+
+    def _storage(exc: Exception) -> Response:
+        log.error("redis unavailable: %s: %s", type(exc).__name__, exc)
+        response = problem("service-unavailable", "the event store is unreachable; try again shortly")
+        response.headers["Retry-After"] = str(UNAVAILABLE_RETRY_S)
+        return response
+
+    for unavailable in UNAVAILABLE:
+        app.register_error_handler(unavailable, _storage)
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

@@ -461,10 +461,10 @@ def test_an_announcement_names_the_store_that_appended(redis_client: redis.Redis
     store = EventStore(redis_client, partitions=4)
     gid = game_id()
     with redis_client.pubsub() as pubsub:
-        pubsub.subscribe(store.appended_channel)
-        assert pubsub.get_message(timeout=5)["type"] == "subscribe"  # type: ignore[index]
+        pubsub.ssubscribe(store.appended_channel(store.partition(gid)))  # sharded: the partition's channel
+        assert pubsub.get_sharded_message(timeout=5)["type"] == "ssubscribe"  # type: ignore[index]
         store.append(gid, Append(batch(2), Head(0, GENESIS)))
-        message = pubsub.get_message(timeout=5)
+        message = pubsub.get_sharded_message(timeout=5)
     heard = announcements.parse(message["data"])  # type: ignore[index]
     assert (heard.game_id, heard.first, heard.origin) == (gid, 1, store.origin)
     assert EventStore(redis_client, partitions=4).origin != store.origin
@@ -476,10 +476,10 @@ def test_the_listener_passes_over_announcements_of_its_own_appends(
     caplog.set_level(logging.DEBUG, logger="push_response")  # redis-py's default handler logs each message
     following = Following(redis_client)
     try:
-        channel = following.store.appended_channel
+        channel = following.store.appended_channel(0)
         mine = following.store.origin.encode()
-        redis_client.publish(channel, b"g-mine 5 " + mine + b'\n[{"seq": 5}]')  # can arrive before Redis answers
-        redis_client.publish(channel, b'g-other 5 elsewhere\n[{"seq": 5}]')
+        redis_client.spublish(channel, b"g-mine 5 " + mine + b'\n[{"seq": 5}]')  # can arrive before Redis answers
+        redis_client.spublish(channel, b'g-other 5 elsewhere\n[{"seq": 5}]')
         following.wait_for("g-other", 5)  # announcements come in order: the first one was passed over
         assert [(a.game_id, a.first) for a in following.heard] == [("g-other", 5)]
         assert [r for r in caplog.records if r.name == "push_response"] == []  # not even built as a string

@@ -29,9 +29,11 @@ def batch(n: int, first: int = 1, prev: str = GENESIS, tag: str = "x") -> list[d
     )
 
 
-@pytest.fixture
-def store(redis_client: redis.Redis) -> EventStore:
-    return EventStore(redis_client, partitions=4)
+@pytest.fixture(params=["one-redis", pytest.param("cluster", marks=pytest.mark.cluster)])
+def store(request: pytest.FixtureRequest) -> EventStore:
+    """The store on one Redis, and on a Redis Cluster: the same contract."""
+    client = request.getfixturevalue("redis_client" if request.param == "one-redis" else "cluster_client")
+    return EventStore(client, partitions=4)
 
 
 def test_new_stream_append_and_range_reads(store: EventStore) -> None:
@@ -76,7 +78,9 @@ def test_a_refused_batch_writes_nothing(store: EventStore) -> None:
     before = store.redis.dump(store.log_key(gid))
     with pytest.raises(VersionConflict):
         store.append(gid, Append(batch(5, first=2, prev=envs[-1]["hash"]), Head(1, envs[0]["hash"])))
-    keys = [store.log_key(gid), store.head_key(gid), store.feed_key(0), "i", "m", store.due_key(0)]
+    partition = store.partition(gid)  # every key in the game's slot, as on a cluster they must be
+    keys = [store.log_key(gid), store.head_key(gid), store.feed_key(partition), store.idem_key(gid, "i")]
+    keys += [store.meta_key(gid), store.due_key(partition)]
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
         store._append(keys=keys, args=[2, envs[-1]["hash"], gid, "0", "{}", 1, "h", 0, 3, "", "", "", "", 0, "{}"])
     with pytest.raises(redis.ResponseError, match="bad due time"):
