@@ -22,6 +22,7 @@ script runs unchanged on Redis Cluster:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import time
@@ -64,7 +65,8 @@ def _exceeded(counter: Any, ttl: Any) -> QuotaExceeded:
 
 APPEND_SCRIPT = (Path(__file__).with_name("append.lua")).read_text()  # read once, when the adapter is imported
 QUOTA_SCRIPT = (Path(__file__).with_name("quota.lua")).read_text()
-DEFAULT_PARTITIONS = 16
+OLDER_DEPLOYMENT_PARTITIONS = 16  # the count of deployments from before it was recorded (``partitions_key``)
+NEW_DEPLOYMENT_PARTITIONS = 128  # a new deployment's: up to 128 masters can share the game logs
 DEFAULT_WAIT_MS = 1000  # how long an append waits for its replicas to confirm it (``wait_replicas``)
 POLL_MS = 50  # on a cluster, how often ``wait_many`` looks at games spread over several partitions
 IDEMPOTENCY_TTL_S = 24 * 3600
@@ -76,22 +78,31 @@ class EventStore:
     def __init__(
         self,
         client: AnyRedis,
-        partitions: int = DEFAULT_PARTITIONS,
+        partitions: int | None = None,
         prefix: str = "kifu",
         wait_replicas: int = 0,
         wait_ms: int = DEFAULT_WAIT_MS,
     ) -> None:
-        """``wait_replicas``: how many replicas must confirm an append (``WAIT``, on the connection that
-        appended) before it is acknowledged, within ``wait_ms`` (else ``WriteUnconfirmed``); 0: none."""
+        """``partitions``: None for the deployment's count, read when first needed
+        (``deployment_partitions``). ``wait_replicas``: how many replicas must confirm an append
+        (``WAIT``, on the connection that appended) before it is acknowledged, within ``wait_ms`` (else
+        ``WriteUnconfirmed``); 0: none."""
         self.redis = client
         self.wait_replicas = wait_replicas
         self.wait_ms = wait_ms
         self.cluster = isinstance(client, redis.RedisCluster)
-        self.partitions = partitions
+        self._partitions = partitions
         self.prefix = prefix
         self._append = client.register_script(APPEND_SCRIPT)
         self._count = client.register_script(QUOTA_SCRIPT)
         self.origin = secrets.token_hex(8)  # names this store's appends in their announcements
+
+    @property
+    def partitions(self) -> int:
+        """The partition count: as given, or the deployment's (read once, when first needed)."""
+        if self._partitions is None:
+            self._partitions = deployment_partitions(self.redis, self.prefix)
+        return self._partitions
 
     def partition(self, game_id: str) -> int:
         """The partition of a game: CRC-32 of its id modulo the partition count."""
@@ -172,8 +183,9 @@ class EventStore:
             *meta_args,
             *(orjson.dumps(e) for e in envelopes),
         ]
+        confirmed = None
         if self.wait_replicas:
-            reply, *values = self._append_and_wait(keys, args)
+            (reply, *values), confirmed = self._append_and_wait(keys, args)
         else:
             reply, *values = self._append(keys=keys, args=args)
         status = text(reply)
@@ -186,17 +198,18 @@ class EventStore:
             raise HolderRefused(game_id)
         if status == "limited":
             raise _exceeded(values[0], values[1])
-        if self.wait_replicas and int(values[-1]) < self.wait_replicas:
+        if confirmed is not None and confirmed < self.wait_replicas:
             raise WriteUnconfirmed(
-                f"{game_id}: {values[-1]} of {self.wait_replicas} replicas confirmed within {self.wait_ms} ms"
+                f"{game_id}: {confirmed} of {self.wait_replicas} replicas confirmed within {self.wait_ms} ms"
             )
         return int(values[0])
 
-    def _append_and_wait(self, keys: list[str], args: list[Any]) -> list[Any]:
+    def _append_and_wait(self, keys: list[str], args: list[Any]) -> tuple[list[Any], int]:
         """The append script, then ``WAIT`` on the same connection (it waits for what that connection
-        wrote): the script's reply with the number of replicas that confirmed appended last. On a cluster
-        both go to the master that holds the game's slot, asked of the cluster client each time (after a
-        failover, the promoted replica); a MOVED reply (the slot moved meanwhile) asks again once."""
+        wrote): the script's reply, and how many replicas confirmed. On a cluster both go to the master
+        that holds the game's slot, as the cluster client knows it; a MOVED reply (the slot moved) has
+        it learn the slots again and ask once more, and a master down or demoted has it learn them for
+        the next append (this one answers 503: a failover takes seconds)."""
         for attempt in range(2):
             server = self._server_of(keys[0])
             pipe = server.pipeline(transaction=False)
@@ -210,10 +223,20 @@ class EventStore:
             except redis.exceptions.MovedError:
                 if attempt:
                     raise
-                cast(Any, self.redis).nodes_manager.initialize()
+                self._learn_topology()
                 continue
-            return [*reply, confirmed]
+            except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ReadOnlyError):
+                self._learn_topology()  # a master down or demoted: the next append asks where its slot is now
+                raise
+            return list(reply), int(confirmed)
         raise redis.exceptions.TryAgainError("the append could not reach the master of its slot")
+
+    def _learn_topology(self) -> None:
+        """On a cluster, have the client ask the nodes again where the slots are (errors ignored: a
+        cluster failing over may not answer yet; the next append asks again)."""
+        if self.cluster:
+            with contextlib.suppress(redis.RedisError, OSError):
+                cast(Any, self.redis).nodes_manager.initialize()
 
     def _server_of(self, key: str) -> redis.Redis:
         """The server that holds ``key``: the client itself on one Redis, its master on a cluster."""
@@ -366,6 +389,25 @@ class EventStore:
         """The stored first answer for ``key``, if any."""
         raw = self.redis.get(self.idem_key(game_id, key))
         return json.loads(raw) if raw else None
+
+
+def deployment_partitions(client: AnyRedis, prefix: str = "kifu") -> int:
+    """The partition count of the deployment whose game logs ``client`` holds: the one it recorded
+    (``<prefix>:partitions``); else, when it holds game logs from before the count was recorded, 16; else
+    ``NEW_DEPLOYMENT_PARTITIONS``; recorded now when it was not (the first process to record wins).
+
+    A game's keys carry its partition (``{pN}``, N = CRC-32 of its id modulo the count), so the count
+    cannot change without moving every game's keys: it is decided once per deployment, by its data."""
+    key = f"{prefix}:partitions"
+    recorded = client.get(key)
+    if recorded is None:
+        pipe = client.pipeline(transaction=False)
+        for p in range(OLDER_DEPLOYMENT_PARTITIONS):
+            pipe.exists(f"{prefix}:{{p{p}}}:feed")
+        older = any(pipe.execute())
+        client.set(key, OLDER_DEPLOYMENT_PARTITIONS if older else NEW_DEPLOYMENT_PARTITIONS, nx=True)
+        recorded = client.get(key)
+    return int(cast(bytes, recorded))
 
 
 Entries = Sequence[tuple[bytes, Mapping[bytes, bytes]]]

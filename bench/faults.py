@@ -6,7 +6,7 @@ It starts ``kifu run`` on a free port with a fresh data directory, starts bot
 games (the worker plays them) and human games (threads that play random legal
 actions over HTTP, each action with its own ``Idempotency-Key``, retried on a
 connection error or a 503 until it is answered), and meanwhile kills with
-SIGKILL, in turn: redis-server, a gunicorn worker, the RQ worker, the
+SIGKILL, in turn: the embedded Redis (valkey-server), a gunicorn worker, the RQ worker, the
 projector, the sweeper and ``kifu run`` itself (then starts a new ``kifu run``
 on the same port and data, as a user would). At the end it checks that:
 
@@ -104,10 +104,11 @@ class Stack:
             masters = {p for p, cmd in procs.items() if "gunicorn" in cmd}
             workers = [p for p in masters if _ppid(p) in masters]
             return random.choice(workers) if workers else None
-        needle = {"redis": "redis-server", "worker": "cli worker", "projector": "cli projector"}.get(target, target)
-        found = [
-            p for p, cmd in procs.items() if needle in cmd and _ppid(p) == (self.process.pid if self.process else 0)
-        ]
+        needles = {"redis": ("valkey-server", "redis-server"), "worker": ("cli worker",)}
+        needles["projector"] = ("cli projector",)
+        wanted = needles.get(target, (target,))
+        parent = self.process.pid if self.process else 0
+        found = [p for p, cmd in procs.items() if any(n in cmd for n in wanted) and _ppid(p) == parent]
         return found[0] if found else None
 
 

@@ -19,7 +19,7 @@ from rq import Queue
 from adapters.announcements import AppendFollower
 from adapters.metrics import RequestMetrics
 from adapters.redis_client import AnyRedis, connect_events
-from adapters.redis_store import DEFAULT_PARTITIONS, DEFAULT_WAIT_MS, EventStore
+from adapters.redis_store import DEFAULT_WAIT_MS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
 from adapters.tickets import RedisTickets
 from projections.games_list import GamesList
@@ -119,7 +119,7 @@ def events_from_environment() -> Events | None:
 
 def build(
     client: redis.Redis,
-    partitions: int = DEFAULT_PARTITIONS,
+    partitions: int | None = None,
     scheduler: Scheduler | None = None,
     ticket_ttl_s: int = DEFAULT_TICKET_TTL_S,
     ticket_resume_s: int = DEFAULT_TICKET_RESUME_S,
@@ -129,7 +129,8 @@ def build(
 
     ``events``: where the game logs live (their per-game keys, the partition feeds, the outbox), when
     not on ``client`` (a Redis Cluster); everything else (RQ's queues, rate limits, read models and the
-    projector's checkpoints, tickets, metrics) stays on ``client``."""
+    projector's checkpoints, tickets, metrics) stays on ``client``. ``partitions``: the deployment's
+    count unless given (``deployment_partitions``: read the first time the store needs it)."""
     store = (
         EventStore(events.client, partitions, wait_replicas=events.wait_replicas, wait_ms=events.wait_ms)
         if events is not None

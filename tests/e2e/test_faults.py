@@ -1,7 +1,7 @@
 """The fault suite, short (``bench/faults.py`` is the long one): a real ``kifu run`` loses each of its
 processes once, to SIGKILL, while bots and humans play; nothing acknowledged is lost.
 
-Killed in turn: redis-server, a gunicorn worker, the RQ worker, the projector, the sweeper, and
+Killed in turn: the embedded Redis (valkey-server), a gunicorn worker, the RQ worker, the projector, the sweeper, and
 ``kifu run`` itself (a new one is started on the same port and data, as a user would).
 """
 

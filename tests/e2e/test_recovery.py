@@ -1,6 +1,6 @@
 """`kifu run` survives what kill -9 does to it, each process in turn.
 
-* redis-server killed: the supervisor reaps it and starts it again on the same
+* the embedded server (Valkey) killed: the supervisor reaps it and starts it again on the same
   port with the same AOF; the API, the worker, the projector and the sweeper
   reconnect by themselves (none of them exits), and nothing acknowledged is lost.
 * `kifu run` itself killed: every process of its stack dies with it, the port is
@@ -56,6 +56,9 @@ def proc_stat(pid: int) -> list[str]:
         return []
 
 
+SERVERS = ("valkey-server", "redis-server")  # the embedded server's process name (Valkey, or a Redis on PATH)
+
+
 def children(parent: int) -> dict[int, str]:
     """The live children of ``parent``, pid -> command name (``/proc/<pid>/comm``)."""
     found = {}
@@ -80,7 +83,7 @@ def descendants(root: int) -> set[int]:
 
 
 def redis_child(parent: int) -> int:
-    (pid,) = [pid for pid, name in children(parent).items() if name == "redis-server"]
+    (pid,) = [pid for pid, name in children(parent).items() if name in SERVERS]
     return pid
 
 
@@ -129,7 +132,7 @@ def test_a_killed_redis_is_restarted_with_its_data_and_everything_reconnects(
     base, proc = kifu_run
     game_id, ann = play_against_bot(base)
     before = version(base, game_id)
-    services = {pid: name for pid, name in children(proc.pid).items() if name != "redis-server"}
+    services = {pid: name for pid, name in children(proc.pid).items() if name not in SERVERS}
     old = redis_child(proc.pid)
 
     killed = time.monotonic()
@@ -149,7 +152,7 @@ def test_a_killed_redis_is_restarted_with_its_data_and_everything_reconnects(
         lambda: later in {g["id"] for g in requests.get(f"{base}/v1/games", timeout=TIMEOUT).json()["items"]},
         "the projector to list a game created after the restart",
     )
-    assert {pid: name for pid, name in children(proc.pid).items() if name != "redis-server"} == services  # none exited
+    assert {pid: name for pid, name in children(proc.pid).items() if name not in SERVERS} == services  # none exited
 
 
 def test_killing_kifu_run_takes_its_whole_stack_with_it_and_a_new_one_starts_in_its_place(tmp_path: Path) -> None:

@@ -8,7 +8,12 @@ import uuid
 import pytest
 import redis
 
-from adapters.redis_store import EventStore
+from adapters.redis_store import (
+    NEW_DEPLOYMENT_PARTITIONS,
+    OLDER_DEPLOYMENT_PARTITIONS,
+    EventStore,
+    deployment_partitions,
+)
 from domain.events import Event
 from domain.record import GENESIS, envelopes
 from service.ports import Append, DuplicateCommand, Head, Quota, QuotaExceeded, Quotas, VersionConflict
@@ -181,3 +186,14 @@ def test_quotas_are_counted_once_whatever_the_outcome(store: EventStore) -> None
         store.count(gid, Quotas([window("d", 1)]))
     assert past.value.index == 0 and 1 <= past.value.retry_after_s <= 60
     assert store.redis.get(store.quota_key(gid, window("d", 0))) == b"2"
+
+
+def test_a_deployment_decides_its_partition_count_once_by_its_data(store: EventStore) -> None:
+    client = store.redis
+    assert deployment_partitions(client, prefix="fresh") == NEW_DEPLOYMENT_PARTITIONS  # a new deployment
+    assert EventStore(client, prefix="fresh").partitions == NEW_DEPLOYMENT_PARTITIONS  # read by every process
+    client.xadd("older:{p3}:feed", {"g": "x", "from": "1", "to": "1"})  # game logs from before it was recorded
+    assert deployment_partitions(client, prefix="older") == OLDER_DEPLOYMENT_PARTITIONS
+    client.set("chosen:partitions", 7)  # recorded: never decided again
+    client.xadd("chosen:{p3}:feed", {"g": "x", "from": "1", "to": "1"})
+    assert EventStore(client, prefix="chosen").partitions == 7
