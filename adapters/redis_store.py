@@ -34,6 +34,7 @@ from typing import Any, cast
 import orjson
 import redis
 
+from adapters.metrics import APPEND_SECONDS
 from adapters.redis_client import AnyRedis, probe
 from domain.record import GENESIS
 from service.ports import (
@@ -89,6 +90,7 @@ class EventStore:
         ``WriteUnconfirmed``); 0: none."""
         self.redis = client
         self.wait_replicas = wait_replicas
+        self._append_seconds = APPEND_SECONDS.labels(str(wait_replicas))
         self.wait_ms = wait_ms
         self.cluster = isinstance(client, redis.RedisCluster)
         self._partitions = partitions
@@ -184,10 +186,12 @@ class EventStore:
             *(orjson.dumps(e) for e in envelopes),
         ]
         confirmed = None
+        started = time.perf_counter()
         if self.wait_replicas:
             (reply, *values), confirmed = self._append_and_wait(keys, args)
         else:
             reply, *values = self._append(keys=keys, args=args)
+        self._append_seconds.observe(time.perf_counter() - started)
         status = text(reply)
         if status == "conflict":
             tail = [orjson.loads(raw) for raw in values[1:]]

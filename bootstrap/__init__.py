@@ -17,7 +17,6 @@ import redis
 from rq import Queue
 
 from adapters.announcements import AppendFollower
-from adapters.metrics import RequestMetrics
 from adapters.redis_client import AnyRedis, connect_events
 from adapters.redis_store import DEFAULT_WAIT_MS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
@@ -53,7 +52,6 @@ class Kifu:
     games_list: GamesList
     standings: StandingsModel
     tournaments_list: TournamentsList
-    metrics: RequestMetrics
     store: EventStore
     client: redis.Redis
 
@@ -76,6 +74,10 @@ class Kifu:
         if ready is not None:
             threading.Thread(target=_set_when_all, args=(listening, ready), daemon=True).start()
         return followers
+
+    def queue_depths(self) -> dict[str, int]:
+        """The jobs waiting in each RQ queue (``kifu_queue_jobs``)."""
+        return {QUEUE_NAME: Queue(QUEUE_NAME, connection=self.client).count}
 
     def rebuild_projections(self) -> int:
         """Drop and rebuild every read model (safe while projectors run); the feed entries replayed."""
@@ -154,7 +156,6 @@ def build(
         games_list=GamesList(client),
         standings=StandingsModel(client, store),
         tournaments_list=TournamentsList(client),
-        metrics=RequestMetrics(client),
         store=store,
         client=client,
     )

@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import redis
 
 from adapters.redis_client import connect
 from entrypoints.gunicorn_command import gunicorn_argv
-from entrypoints.stack import URL_FILE
+from entrypoints.stack import METRICS_DIR, URL_FILE
 
 RUN_DIR = Path(".run")
 
@@ -59,6 +60,8 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
     configurations tried (README, Benchmarks).
     """
     _redis()
+    if not os.environ.get(METRICS_DIR):  # the workers' metrics, added up by /metrics (adapters.metrics)
+        os.environ[METRICS_DIR] = tempfile.mkdtemp(prefix="kifu-metrics-")
     args = gunicorn_argv("entrypoints.api:create_app()", host, port, workers)
     if access_log:
         args[-1:-1] = ["--access-logfile", "-"]

@@ -68,6 +68,7 @@ import gevent  # type: ignore[import-untyped]
 from gunicorn import util
 from gunicorn.http.wsgi import Response
 
+from adapters.metrics import process_dead
 from entrypoints.api.problems import CLOSE_AFTER, kind_for_status, problem_body
 from entrypoints.audit_pool import close_all as close_audit_pools
 
@@ -208,6 +209,11 @@ def worker_exit(server: object, worker: object) -> None:
     """A worker's audit verifiers end with it (``entrypoints/audit_pool.py``; they would also see their
     input close when the worker dies, and exit)."""
     close_audit_pools()
+
+
+def child_exit(server: object, worker: Any) -> None:
+    """A worker has ended: its live gauges leave the metrics (``adapters.metrics``, multiprocess mode)."""
+    process_dead(worker.pid)
 
 
 def post_request(worker: object, req: Any, environ: dict[str, Any], resp: Any) -> None:

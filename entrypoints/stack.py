@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import os
 import select
+import shutil
 import signal
 import sys
 import threading
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 URL_FILE = "redis.url"
 LOCK_FILE = "kifu-run.lock"
+METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess mode (adapters.metrics)
 RUN_DIR_ENV = "KIFU_RUN_DIR"  # in every child's environment: how a later `kifu run` finds leftovers
 WORKERS_ENV = "KIFU_WORKERS"  # how many `kifu worker` processes (bots, timeouts, tournaments)
 POLL_S = 1.0  # the supervisor looks at its children at least this often (SIGCHLD wakes it at once)
@@ -42,7 +44,10 @@ def run_stack(port: int, data: Path) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     _claim(run_dir)
     _end_leftovers(run_dir)
-    env = {**os.environ, RUN_DIR_ENV: str(run_dir)}
+    metrics = run_dir / "metrics"  # every process's metrics, added up by /metrics (adapters.metrics)
+    shutil.rmtree(metrics, ignore_errors=True)
+    metrics.mkdir()
+    env = {**os.environ, RUN_DIR_ENV: str(run_dir), METRICS_DIR: str(metrics)}
     dependencies = {}
     if not os.environ.get("REDIS_URL"):
         embedded = _embedded_redis(run_dir)

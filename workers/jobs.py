@@ -22,11 +22,14 @@ from __future__ import annotations
 import logging
 import os
 import random
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import redis
 from rq import Queue, get_current_job
+from rq.job import Job
 
+from adapters.metrics import BOT_TURN_LAG_SECONDS
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
 from bootstrap import Kifu, build, events_from_environment
 from domain.bots import choose_action, random_action
@@ -72,6 +75,8 @@ def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]
         answer = _play(kifu.games, game_id, seat, version, why)
         if not answer["done"]:
             return answer
+        if why == "bot":
+            _observe_lag(get_current_job())
         played = 1
         while kept and budget.spend():
             turn = kept[0]
@@ -83,6 +88,14 @@ def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]
             kept.popleft()
             played += done
     return answer | {"played": played}
+
+
+def _observe_lag(job: Job | None) -> None:
+    """``kifu_bot_turn_lag_seconds``: from this job being asked for to the bot's move just made."""
+    enqueued = job.enqueued_at if job is not None else None
+    if enqueued is not None:
+        asked = enqueued if enqueued.tzinfo is not None else enqueued.replace(tzinfo=UTC)
+        BOT_TURN_LAG_SECONDS.observe(max(0.0, (datetime.now(UTC) - asked).total_seconds()))
 
 
 def _play(service: GameService, game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:

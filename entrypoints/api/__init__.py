@@ -82,6 +82,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from entrypoints import web
     from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments
 
+    app.before_request(ops.start_timer)  # then the clock of kifu_http_request_duration_seconds starts
+
     for module in (catalog, games, streams, tournaments, audits, ops, spec):
         app.register_blueprint(module.bp)
     app.register_blueprint(web.bp)  # the web app's pages and modules (/, /games/<id>, /app/...)

@@ -1,10 +1,13 @@
-"""Liveness, readiness and Prometheus metrics (counters: ``adapters.metrics``)."""
+"""Liveness, readiness and Prometheus metrics (``adapters.metrics``)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, request
+import time
+
+from flask import Blueprint, Response, g, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from adapters.metrics import CONTENT_TYPE, HTTP_REQUESTS, HTTP_SECONDS, render
 from adapters.redis_client import probe
 from entrypoints.api.context import kifu
 
@@ -27,17 +30,20 @@ def readyz() -> ResponseReturnValue:
 
 @bp.get("/metrics")
 def metrics() -> ResponseReturnValue:
-    lines = [
-        "# HELP kifu_http_requests_total HTTP requests by method, route and status.",
-        "# TYPE kifu_http_requests_total counter",
-    ]
-    lines += [f"kifu_http_requests_total{{{labels}}} {n}" for labels, n in kifu().metrics.totals().items()]
-    return Response("\n".join(lines) + "\n", mimetype="text/plain; version=0.0.4")
+    return Response(render(kifu().queue_depths), content_type=CONTENT_TYPE)
+
+
+def start_timer() -> None:
+    """before_request hook: when the request's handling began (``count_request``)."""
+    g.kifu_started = time.perf_counter()
 
 
 def count_request(response: Response) -> Response:
-    """after_request hook: count the request by method, route rule and status."""
+    """after_request hook: count the request by method, route rule and status, and time it."""
     rule = request.url_rule.rule if request.url_rule else "unmatched"
-    if rule not in PROBES:  # probes must not depend on (or wait for) Redis
-        kifu().metrics.count(f'method="{request.method}",route="{rule}",status="{response.status_code}"')
+    if rule not in PROBES:  # probes measure nothing
+        HTTP_REQUESTS.labels(request.method, rule, str(response.status_code)).inc()
+        started = g.get("kifu_started")
+        if started is not None:
+            HTTP_SECONDS.labels(request.method, rule).observe(time.perf_counter() - started)
     return response

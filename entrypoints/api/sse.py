@@ -31,6 +31,7 @@ from typing import Any
 import redis
 from flask import Response, stream_with_context
 
+from adapters.metrics import OPEN_STREAMS
 from domain.engine import GAME_SEALED
 from service.games import GameService
 from service.streams import Seen, Streams, encode_seen
@@ -130,6 +131,14 @@ def _response(frames: Iterator[str]) -> Response:
 
 def _pumped(first: list[str], poll: Poll, timing: Timing, what: str) -> Iterator[str]:
     """``first``, then what ``poll`` finds, until it is done or time is up; a heartbeat when quiet."""
+    OPEN_STREAMS.inc()
+    try:
+        yield from _pump(first, poll, timing, what)
+    finally:  # the stream ended, or its client went away (the generator is closed)
+        OPEN_STREAMS.dec()
+
+
+def _pump(first: list[str], poll: Poll, timing: Timing, what: str) -> Iterator[str]:
     deadline = time.monotonic() + timing.max_s
     quiet_since = time.monotonic()
     yield "retry: 1000\n\n"

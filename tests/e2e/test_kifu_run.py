@@ -46,6 +46,13 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
         assert placed.status_code == 201, placed.text
         bot_moves = (f for f in frames if f["event"] == "action_taken" and f["data"]["data"]["seat"] == 1)
         assert next(bot_moves)["data"]["data"]["action"]["type"] == "place"  # the worker played the bot
+    # one scrape of the API sees every process's metrics: the worker's bot turn, the API's appends
+    metrics = requests.get(f"{base}/metrics", timeout=TIMEOUT).text
+    assert metric(metrics, "kifu_bot_turn_lag_seconds_count") >= 1  # counted in the worker process
+    assert metric(metrics, 'kifu_append_seconds_count{wait="0"}') >= 2  # the creation and ann's move, at least
+    assert (
+        metric(metrics, 'kifu_http_requests_total{method="POST",route="/v1/games/<game_id>/actions",status="201"}') == 1
+    )
 
     # the supervisor restarts a worker that dies; the bot then answers the next move
     worker = child_running(proc.pid, "worker")
@@ -100,3 +107,8 @@ def test_kifu_run_serves_plays_bots_projects_and_stops_cleanly(
     # the log is on disk: the AOF's increments (Redis 7 and Valkey write a directory of AOF files)
     assert sum(f.stat().st_size for f in (tmp_path / ".run" / "redis" / "appendonlydir").glob("*.incr.aof")) > 0
     assert not (tmp_path / ".run" / "redis.url").exists()  # the address of a stopped Redis is not left behind
+
+
+def metric(exposition: str, name: str) -> float:
+    """A sample's value in Prometheus text (summed over the lines that carry it; 0 when none does)."""
+    return sum(float(line.rsplit(" ", 1)[1]) for line in exposition.splitlines() if line.startswith(name + " "))

@@ -294,14 +294,26 @@ def test_events_paginate(client: FlaskClient) -> None:
     assert spectator.get(f"/replay?step={10**30}").status_code == 422
 
 
+def requests_counted(client: FlaskClient, labels: str) -> float:
+    """The value of ``kifu_http_requests_total{<labels>}`` on /metrics now (0 before the first)."""
+    for line in client.get("/metrics").data.decode().splitlines():
+        if line.startswith(f"kifu_http_requests_total{{{labels}}} "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
 def test_catalog_health_and_metrics(client: FlaskClient) -> None:
+    catalog = 'method="GET",route="/v1/catalog",status="200"'
+    before = requests_counted(client, catalog)  # (the metrics are the test process's, across its apps)
     games = {g["id"]: g for g in client.get("/v1/catalog").json["games"]}
     assert games["toy"]["options"]["rounds"]["allowed"] == [1, 2, 3]
     assert "move_timeout_s" in games["toy"]["options"]
     assert client.get("/healthz").json == {"status": "ok"}
     assert client.get("/readyz").json == {"status": "ready"}
+    assert requests_counted(client, catalog) == before + 1
     text = client.get("/metrics").data.decode()
-    assert 'kifu_http_requests_total{method="GET",route="/v1/catalog",status="200"} 1' in text
+    assert 'kifu_http_request_duration_seconds_count{method="GET",route="/v1/catalog"}' in text
+    assert 'kifu_queue_jobs{queue="kifu"} ' in text and "# TYPE kifu_open_streams gauge" in text
     assert client.get("/nowhere").content_type == "application/problem+json"
 
 
