@@ -10,10 +10,13 @@ and an embedded cluster (3 masters, 3 replicas, ``adapters.embedded_cluster``; e
 3. the same with ``WAIT 1`` (the default on a cluster: an acknowledged action is on a replica).
 
 Each is ``bench.loadgen`` in ``game`` mode (San Ban games back to back, one connection a game) for
-``--seconds`` after a warm-up. The table gives actions/s, the p50 and p99 of an action, and WAIT's cost
-per action (the p50 with WAIT 1 less the p50 without). All of it shares this machine's cores: on 2
-cores the API workers are the bottleneck, so the cluster's figures say what it costs, not what it can
-carry.
+``--seconds`` after a warm-up; the table gives actions/s and the p50 and p99 of an action. All of it
+shares this machine's cores (six cluster nodes included): on 2 cores the API workers are the
+bottleneck, so the cluster's figures say what it costs, not what it can carry.
+
+Then WAIT's own cost: ``--ops`` sequential appends of a San Ban action (``EventStore.append``, as in
+``bench.compare``) on the cluster without and with ``WAIT 1``, one of each in turn, each timed; the
+medians and their difference.
 """
 
 from __future__ import annotations
@@ -21,15 +24,21 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import secrets
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+import redis
 
 from adapters.embedded_cluster import EmbeddedCluster
 from adapters.embedded_redis import EmbeddedRedis, free_port
-from bench.compare import CREATE_LIMIT, Options, Processes, answers, measure
+from adapters.redis_store import EventStore
+from bench.compare import CREATE_LIMIT, Options, Processes, Timings, action_envelopes, answers, interleaved, measure
 from bench.loadgen import Result
+from domain.record import GENESIS
+from service.ports import Append, Head
 
 SETUPS: tuple[tuple[str, dict[str, str]], ...] = (
     ("one Redis", {}),
@@ -56,12 +65,34 @@ def run_setup(
         procs.stop("api-0", "api-1", "projector")
 
 
+def wait_costs(cluster: EmbeddedCluster, ops: int) -> tuple[Timings, Timings]:
+    """Sequential appends of one San Ban action on the cluster without and with ``WAIT 1``, interleaved."""
+    client = redis.RedisCluster(host="127.0.0.1", port=cluster.nodes[0].port)
+    try:
+        stores = [EventStore(client, prefix="bench", wait_replicas=n) for n in (0, 1)]
+        action = action_envelopes()
+        k, head = len(action), action[-1]["hash"]  # every batch ends with the same hash (bench.compare)
+        games = ["g-wait0-" + secrets.token_hex(4), "g-wait1-" + secrets.token_hex(4)]
+
+        def appender(side: int) -> Callable[[int], object]:
+            def append(i: int) -> None:
+                batch = [{**env, "seq": i * k + j + 1} for j, env in enumerate(action)]
+                stores[side].append(games[side], Append(batch, Head(i * k, head if i else GENESIS), due=None))
+
+            return append
+
+        return interleaved(ops, appender(0), appender(1))
+    finally:
+        client.close()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=1, help="gevent workers per API server (two servers)")
+    parser.add_argument("--ops", type=int, default=2000, help="appends for WAIT's own cost, each way")
     args = parser.parse_args(argv)
     options = Options(seconds=args.seconds, warmup=args.warmup, clients=args.clients)
     results: dict[str, Result] = {}
@@ -77,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for label, extra in SETUPS:
                 env = {**base, **extra} if not extra else {**base, "KIFU_EVENTS_URL": cluster.url, **extra}
                 results[label] = run_setup(procs, env, args.workers, options, label, {"Redis": redis_pids})
+            waits = wait_costs(cluster, args.ops)
         finally:
             procs.stop_all()
             cluster.stop()
@@ -85,8 +117,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"{'setup':<18} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'failures':>9}")
     for label, r in results.items():
         print(f"{label:<18} {r.rate:>10,.0f} {r.p50:>8.1f} {r.p99:>8.1f} {sum(r.total_failures.values()):>9}")
-    wait_cost = results["cluster, WAIT 1"].p50 - results["cluster, WAIT 0"].p50
-    print(f"WAIT 1's cost per action (p50 difference): {wait_cost:.2f} ms")
+    print(f"\n== WAIT's cost: {args.ops:,} sequential appends each on the cluster, interleaved")
+    no_wait, with_wait = waits
+    print(f"  WAIT 0: {no_wait.summary()}")
+    print(f"  WAIT 1: {with_wait.summary()}")
+    print(f"  WAIT 1 costs {(with_wait.median - no_wait.median) * 1e6:,.0f} us per append (medians)")
 
 
 if __name__ == "__main__":
