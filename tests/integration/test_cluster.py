@@ -16,20 +16,25 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from rq import Queue, SimpleWorker
 
 from adapters.embedded_cluster import EmbeddedCluster
 from adapters.embedded_redis import EmbeddedRedis
+from adapters.redis_store import EventStore
+from adapters.rq_scheduler import QUEUE_NAME
 from bootstrap import Events, Kifu, build
 from entrypoints.api import create_app
 from entrypoints.sweeper import sweep_once
 from service.ports import NoScheduler
 from tests.support.kifu_run import wait_until
+from workers import jobs
 
 pytestmark = pytest.mark.cluster
 
 DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
 SAN_BAN = {"game": "san-ban", "players": [{"name": "a"}, {"name": "b"}], "options": {"mode": "standard"}}
 GAMES = 8
+BOTS = [{"name": "hal", "bot": "greedy"}, {"name": "eve", "bot": "random"}]
 
 
 def place(move: int) -> dict[str, Any]:
@@ -165,10 +170,36 @@ def test_a_process_hears_the_games_another_creates_on_the_cluster(
 
 
 def test_the_sweeper_finds_overdue_games_on_every_master(api: FlaskClient, kifu: Kifu) -> None:
-    bots = [{"name": "a"}, {"name": "bot", "bot": "random"}]
-    games = [created(api, players=bots)[0] for _ in range(GAMES)]
+    players = [{"name": "a"}, {"name": "bot", "bot": "random"}]
+    games = [created(api, players=players)[0] for _ in range(GAMES)]
     for game in games:  # seat 0 moves: the bot is to act, its job due now plus a grace
         kifu.games.act(game, 0, place(0))
     overdue = kifu.store.overdue(10**15)
     assert set(games) <= set(overdue)
     assert sweep_once(kifu, 10**15) >= len(games)
+
+
+def test_a_bot_tournament_runs_to_the_end_with_its_logs_on_the_cluster(
+    redis_server: EmbeddedRedis,
+    redis_client: redis.Redis,
+    redis_cluster: EmbeddedCluster,
+    events: Events,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tournament's own log and its games' on the cluster; the RQ worker (wired from the environment,
+    as ``kifu worker`` is) plays the bots and runs the tournament's steps."""
+    monkeypatch.setenv("KIFU_EVENTS_URL", redis_cluster.url)
+    monkeypatch.setattr(jobs, "_WIRED", {})  # the worker's wiring, built from this environment
+    config = {"REDIS_URL": redis_server.url, "REDIS_CLIENT": redis_client, "EVENTS": events, "TESTING": True}
+    api = create_app(config).test_client()
+    made = api.post("/v1/tournaments", json={"game": "san-ban", "entrants": BOTS * 2, "format": "swiss", "rounds": 2})
+    assert made.status_code == 201, made.get_json()
+    tid, organiser = made.get_json()["id"], made.get_json()["organiser_token"]
+    assert api.post(f"/v1/tournaments/{tid}/start", headers={"Authorization": f"Bearer {organiser}"}).status_code == 200
+    for _ in range(500):
+        SimpleWorker([Queue(QUEUE_NAME, connection=redis_client)], connection=redis_client).work(burst=True)
+        if api.get(f"/v1/tournaments/{tid}").get_json()["status"] == "finished":
+            break
+    assert api.get(f"/v1/tournaments/{tid}").get_json()["status"] == "finished"
+    assert api.get(f"/v1/tournaments/{tid}/audit").get_json()["verified"]
+    assert events.client.exists(EventStore(events.client).log_key(tid))  # the tournament's log: on the cluster
