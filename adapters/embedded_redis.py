@@ -98,15 +98,14 @@ class EmbeddedRedis:
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedRedis:
         self.directory.mkdir(parents=True, exist_ok=True)
-        # its own session: Ctrl-C in a terminal does not reach it
-        self.process = subprocess.Popen(
-            self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-        )
+        log = self.directory / "server.log"  # what the server says (its warnings; why it would not start)
+        with log.open("ab") as out:  # its own session: Ctrl-C in a terminal does not reach it
+            self.process = subprocess.Popen(self.command(), stdout=out, stderr=out, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while not self.answers():
             if self.process.poll() is not None or time.monotonic() > deadline:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"redis-server did not start: {err}") from None
+                said = log.read_text(errors="replace").splitlines()[-5:]
+                raise RuntimeError(f"the server did not start (exit {self.process.poll()}): {' | '.join(said)}")
             time.sleep(0.02)
         return self
 

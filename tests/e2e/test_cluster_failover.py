@@ -108,7 +108,8 @@ def created(base: str, players: list[dict[str, Any]], deal: bool = True) -> tupl
 
 
 def kill(process: Any) -> None:
-    os.kill(process.pid, signal.SIGKILL)
+    """SIGKILL a server and whatever it forked (an AOF rewrite still holding its files), as a machine dies."""
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
 
 
