@@ -22,6 +22,7 @@ import redis
 from adapters.embedded_redis import EmbeddedRedis
 
 SLOTS = 16384
+FIRST_PORT = 10000  # the lowest port a node takes
 BUS_OFFSET = 10000  # a node's cluster bus listens on its port + 10,000
 NODE_TIMEOUT_MS = 2000  # how long a master may be unreachable before its replica is promoted
 
@@ -90,13 +91,28 @@ def _command(client: redis.Redis, *args: object) -> Any:
 
 def _node_ports(count: int) -> list[int]:
     """``count`` distinct ports free a moment ago, each with its cluster bus port (the port + 10,000) free
-    too, so below 55,536."""
+    too, all below the range the system hands out to outgoing connections: a node restarted on its
+    port (a test's failover) must not find it taken by some client's socket meanwhile."""
     chosen: list[int] = []
     while len(chosen) < count:
-        port = random.randrange(20000, 55535)
+        port = random.randrange(FIRST_PORT, _ephemeral_start() - BUS_OFFSET)
         if port not in chosen and _free(port) and _free(port + BUS_OFFSET):
             chosen.append(port)
     return chosen
+
+
+def steady_port() -> int:
+    """A port free a moment ago, below the system's range for outgoing connections (a server that will
+    be restarted on it), and with no cluster bus port in the way."""
+    return _node_ports(1)[0]
+
+
+def _ephemeral_start() -> int:
+    """The first port of the system's range for outgoing connections (32,768 when it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _free(port: int) -> bool:

@@ -24,7 +24,7 @@ import pytest
 import redis
 import requests
 
-from adapters.embedded_cluster import EmbeddedCluster
+from adapters.embedded_cluster import EmbeddedCluster, steady_port
 from adapters.embedded_redis import EmbeddedRedis, free_port
 from adapters.redis_store import EventStore, deployment_partitions
 from tests.support.kifu_run import DECKS, TIMEOUT, ready, start_kifu_run, stop_kifu_run, wait_until
@@ -78,7 +78,8 @@ class Player:
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[tuple[str, EmbeddedRedis, EmbeddedCluster]]:
-    plain = EmbeddedRedis(tmp_path / "plain").start()  # appendfsync always: the read models' MULTI is on disk
+    # appendfsync always: the read models' MULTI is on disk; a port no client socket takes while it is down
+    plain = EmbeddedRedis(tmp_path / "plain", port=steady_port()).start()
     cluster = EmbeddedCluster(tmp_path / "cluster").start()
     port = free_port()
     run = start_kifu_run(tmp_path, port, REDIS_URL=plain.url, KIFU_EVENTS_URL=cluster.url)
