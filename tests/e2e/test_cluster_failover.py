@@ -31,7 +31,7 @@ from tests.support.kifu_run import DECKS, TIMEOUT, ready, start_kifu_run, stop_k
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
 
-HUMAN_GAMES = 4
+HUMAN_GAMES = 3
 BOT_GAMES = 2
 BOTS = [{"name": "hal", "bot": "greedy"}, {"name": "eve", "bot": "random"}]
 
