@@ -53,22 +53,10 @@ class Player:
     def move(self, game: str, tokens: list[str], move: int) -> None:
         """One move, retried with its key until answered 201 (a 503 or a dropped connection: again)."""
         headers = {"Authorization": f"Bearer {tokens[move % 2]}", "Idempotency-Key": f"{game}:{move}"}
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                answer = requests.post(
-                    f"{self.base}/v1/games/{game}/actions", json={"action": place(move)}, headers=headers, timeout=10
-                )
-            except requests.RequestException:
-                answer = None
-            if answer is not None and answer.status_code == 201:
-                body = answer.json()
-                self.acknowledged.append((game, body["version"], body["events"][-1]["hash"], time.monotonic()))
-                return
-            assert answer is None or answer.status_code == 503, (answer.status_code, answer.text)
-            assert time.monotonic() < deadline, f"{game} move {move}: no answer but 503 for a minute"
-            self.retried += 1
-            time.sleep(0.1)  # a client's pause before retrying (Retry-After says 1 s; shorter measures the pause)
+        answer, retries = answered(f"{self.base}/v1/games/{game}/actions", {"action": place(move)}, headers)
+        body = answer.json()
+        self.acknowledged.append((game, body["version"], body["events"][-1]["hash"], time.monotonic()))
+        self.retried += retries
 
     def play(self, moves: range) -> None:
         for move in moves:
@@ -98,14 +86,26 @@ def created(base: str, players: list[dict[str, Any]], deal: bool = True) -> tupl
     body: dict[str, Any] = {"game": "san-ban", "players": players, "options": {"mode": "standard"}}
     if deal:
         body["deal"] = {"first": 0, "decks": DECKS}
-    key = {"Idempotency-Key": os.urandom(8).hex()}
-    answer = requests.post(f"{base}/v1/games", json=body, headers=key, timeout=TIMEOUT)
-    deadline = time.monotonic() + 60
-    while answer.status_code == 503 and time.monotonic() < deadline:
-        time.sleep(0.1)
-        answer = requests.post(f"{base}/v1/games", json=body, headers=key, timeout=TIMEOUT)
-    assert answer.status_code == 201, answer.text
+    answer, _retries = answered(f"{base}/v1/games", body, {"Idempotency-Key": os.urandom(8).hex()})
     return answer.json()["id"], [s["token"] for s in answer.json()["seats"]]
+
+
+def answered(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[requests.Response, int]:
+    """POST ``body`` with its ``Idempotency-Key`` until answered 201, as the docs tell a client to: a 503 or
+    a dropped connection is retried with the same key, anything else fails; a minute of 503s fails too.
+    The answer, and how many retries it took."""
+    deadline, retries = time.monotonic() + 60, 0
+    while True:
+        try:
+            answer = requests.post(url, json=body, headers=headers, timeout=10)
+        except requests.RequestException:
+            answer = None
+        if answer is not None and answer.status_code == 201:
+            return answer, retries
+        assert answer is None or answer.status_code == 503, (answer.status_code, answer.text)
+        assert time.monotonic() < deadline, f"{url}: no answer but 503 for a minute"
+        retries += 1
+        time.sleep(0.1)  # a client's pause before its retry (not a timing: the answer decides, the deadline bounds)
 
 
 def kill(process: Any) -> None:
