@@ -20,16 +20,18 @@ from adapters.announcements import AppendFollower
 from adapters.redis_client import AnyRedis, connect_events
 from adapters.redis_store import DEFAULT_WAIT_MS, EventStore
 from adapters.rq_scheduler import QUEUE_NAME, RQScheduler
+from adapters.signing_keys import FileSigning, KeyRegistry, key_file
 from adapters.tickets import RedisTickets
+from adapters.transparency_log import TransparencyLog
 from projections.games_list import GamesList
 from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
 from projections.standings import StandingsModel
 from projections.tournaments_list import TournamentsList
-from service.commands import Commands
+from service.commands import Commands, utc_now
 from service.games import GameService
 from service.memory import GameMemory
-from service.ports import Scheduler
+from service.ports import Scheduler, Signing
 from service.streams import DEFAULT_TICKET_RESUME_S, DEFAULT_TICKET_TTL_S, Streams
 from service.tournaments import TournamentService
 
@@ -54,10 +56,12 @@ class Kifu:
     tournaments_list: TournamentsList
     store: EventStore
     client: redis.Redis
+    signing: Signing
+    notary: TransparencyLog
 
     def projector(self, consumer: str | None = None) -> Projector:
         """A projector on the same Redis (the ``kifu projector`` process, tests)."""
-        return Projector(self.store, self.client, consumer)
+        return Projector(self.store, self.client, consumer, notary=self.notary)
 
     def follow_appends(self, stop: threading.Event, ready: threading.Event | None = None) -> list[AppendFollower]:
         """Keep this process's cached tables current with what other processes append, and learn the
@@ -126,13 +130,17 @@ def build(
     ticket_ttl_s: int = DEFAULT_TICKET_TTL_S,
     ticket_resume_s: int = DEFAULT_TICKET_RESUME_S,
     events: Events | None = None,
+    signing: Signing | None = None,
 ) -> Kifu:
     """Wire Kifu on ``client``; bots and timeouts go to the RQ queue ``kifu`` unless ``scheduler`` is given.
 
     ``events``: where the game logs live (their per-game keys, the partition feeds, the outbox), when
     not on ``client`` (a Redis Cluster); everything else (RQ's queues, rate limits, read models and the
     projector's checkpoints, tickets, metrics) stays on ``client``. ``partitions``: the deployment's
-    count unless given (``deployment_partitions``: read the first time the store needs it)."""
+    count unless given (``deployment_partitions``: read the first time the store needs it). ``signing``:
+    the key that signs sealed heads and tree heads, by default the key file (``adapters.signing_keys``:
+    ``KIFU_SIGNING_KEY_FILE``, else the data directory's), published, like the transparency log, where
+    the game logs live."""
     store = (
         EventStore(events.client, partitions, wait_replicas=events.wait_replicas, wait_ms=events.wait_ms)
         if events is not None
@@ -140,7 +148,12 @@ def build(
     )
     memory = GameMemory(settle=functools.partial(time.sleep, LET_ANNOUNCEMENTS_IN_S))
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
-    games = GameService(store, memory, snapshots=Snapshots(client, store).load, scheduler=sched)
+    logs = events.client if events is not None else client
+    signing = signing or FileSigning(key_file(), KeyRegistry(logs), utc_now)
+    notary = TransparencyLog(logs, signing)
+    games = GameService(
+        store, memory, snapshots=Snapshots(client, store).load, scheduler=sched, signing=signing, notary=notary
+    )
     return Kifu(
         games=games,
         commands=games.commands,
@@ -158,4 +171,6 @@ def build(
         tournaments_list=TournamentsList(client),
         store=store,
         client=client,
+        signing=signing,
+        notary=notary,
     )

@@ -1,8 +1,9 @@
 """Verify a game record with no server: chain, header, private parts, seed, commitments, re-derivation.
 
-``verify_record(record)`` returns::
+``verify_record(record, keys)`` returns::
 
-    {"verified", "verdict", "sealed", "format", "checks", "head", "first_bad_event", "bad_field"}
+    {"verified", "verdict", "sealed", "format", "checks", "head", "first_bad_event", "bad_field",
+     "signed", "logged"}
 
 The same function backs ``GET /v1/games/{id}/audit``, ``POST /v1/audits`` and
 ``kifu verify RECORD.json``. The verdict is one of three (docs/record-format.md):
@@ -35,6 +36,12 @@ The rules re-run are those of the rules version event 1 names (the game's
 ``rules_versions``), so a record valid when made verifies for as long as the
 game still plays its version; a version the game does not know fails at event 1.
 
+A sealed record's attestations, outside the chain (``domain.signatures``): its ``signature`` (the
+server's Ed25519 signature over the sealed head) and its ``inclusion`` (an RFC 9162 proof that the
+transparency log holds that signed head). Given the server's key set (``keys``, a JWK set) both are
+checked in full; without it their statements and proofs are, and ``signed`` / ``logged`` say
+``unchecked``. A failure of either names the last event, whose head they vouch for.
+
 Every comparison of a recorded value with a derived one is exact, type included
 (``domain.canonical.same``): ``0``, ``0.0`` and ``false`` are three values.
 """
@@ -50,6 +57,7 @@ from domain import engine
 from domain.canonical import canonical_json, same
 from domain.errors import KifuError
 from domain.events import HIDDEN, Event
+from domain.merkle import leaf_hash, verify_inclusion
 from domain.record import (
     GENESIS,
     OLD_RECORD_FORMAT,
@@ -64,6 +72,14 @@ from domain.record import (
     to_event,
 )
 from domain.rng import seed_hash
+from domain.signatures import (
+    SignatureError,
+    check_shape,
+    check_signature,
+    log_head_statement,
+    sealed_game_statement,
+    valid_at,
+)
 
 VERIFIED, IN_PROGRESS, FAILED = "verified", "in_progress", "failed"
 SEALED_CHECK = "sealed"
@@ -81,6 +97,9 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 LOWER_HEX = re.compile(r"(?:[0-9a-f]{2})+")
 SEAT_KEY = re.compile(r"0|[1-9][0-9]*")
 # A record's fields and the event each one copies: event 1, or the end of the log (its head, its seal).
+ATTESTATIONS = ("signature", "inclusion")  # record fields that vouch for the events, not copies of them
+INCLUSION_KEYS, HEAD_KEYS = frozenset({"index", "size", "path", "head"}), frozenset({"size", "root", "signature"})
+CHECKED, UNCHECKED, UNSIGNED, ABSENT = "checked", "unchecked", "unsigned", "absent"
 FROM_CREATION = ("format", "game_id", "game", "rules_version", "engine_version", "options", "seats", "seed_hash")
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
@@ -94,8 +113,10 @@ class Failure(Exception):
         self.field = field
 
 
-def verify_record(record: Any) -> dict[str, Any]:
-    """Run every check on ``record`` and report them all, with the verdict."""
+def verify_record(record: Any, keys: Mapping[str, Any] | None = None, *, unsigned_ok: bool = False) -> dict[str, Any]:
+    """Run every check on ``record`` and report them all, with the verdict; ``keys``: the server's JWK set
+    (``GET /v1/keys``), to check the signatures with. Given keys, a sealed record must be signed, unless
+    ``unsigned_ok`` (a server verifying an upload: its report then says ``signed: unsigned``)."""
     checks = [run_check("format", _check_format, record)]
     sealed = False
     if checks[0]["ok"]:
@@ -110,8 +131,12 @@ def verify_record(record: Any) -> dict[str, Any]:
         ]
         if sealed or _every_part_present(events):
             checks.append(run_check("rederivation", _check_rederivation, events, sealed))
+        checks.append(run_check("signature", _check_signature, record, sealed, keys, unsigned_ok))
+        if "inclusion" in record:
+            checks.append(run_check("inclusion", _check_inclusion, record, keys))
         if not sealed:
             checks.append({"name": SEALED_CHECK, "ok": False, "seq": None, "detail": IN_PROGRESS_DETAIL})
+    has = checks[0]["ok"] and isinstance(record, Mapping)
     failed = [c for c in checks if not c["ok"] and c["name"] != SEALED_CHECK]
     bad = [c["seq"] for c in failed if c["seq"] is not None]
     verdict = FAILED if failed else VERIFIED if sealed else IN_PROGRESS
@@ -124,6 +149,8 @@ def verify_record(record: Any) -> dict[str, Any]:
         "head": record["events"][-1]["hash"] if checks[0]["ok"] else None,
         "first_bad_event": min(bad) if bad else None,
         "bad_field": next((c["field"] for c in failed if c.get("field")), None),
+        "signed": (CHECKED if keys is not None else UNCHECKED) if has and "signature" in record else UNSIGNED,
+        "logged": (CHECKED if keys is not None else UNCHECKED) if has and "inclusion" in record else ABSENT,
     }
 
 
@@ -232,7 +259,7 @@ def _check_header(record: Mapping[str, Any]) -> str:
         derived = record_header(events)
     except MALFORMED as exc:
         raise Failure(f"event 1 is not a well-formed {engine.GAME_CREATED}: {exc!r}", 1) from None
-    unknown = sorted(set(record) - set(derived) - {"events", "note"})
+    unknown = sorted(set(record) - set(derived) - {"events", "note", *ATTESTATIONS})
     if unknown:
         raise Failure(
             f"unknown record field(s) {unknown}: a record holds only copies of what its events commit to",
@@ -248,6 +275,86 @@ def _check_header(record: Mapping[str, Any]) -> str:
                 f"record field {where} is {_short(got)}, {source} gives {_short(expected)}", bound, field=where
             )
     return "every field matches what the events commit to (event 1, the head, the seal)"
+
+
+# ---------------------------------------------------------------- the attestations
+
+
+def _check_signature(
+    record: Mapping[str, Any], sealed: bool, keys: Mapping[str, Any] | None, unsigned_ok: bool = False
+) -> str:
+    """The signature vouches for exactly this sealed game; with ``keys``, it is a valid key's."""
+    events, end = record["events"], len(record["events"])
+    if "signature" not in record:
+        if "inclusion" in record:
+            raise Failure("an inclusion proof, but no signature to prove", end, field="inclusion")
+        if keys is not None and sealed and not unsigned_ok:
+            raise Failure("the record is not signed, and keys were given to check its signature", end, "signature")
+        return "none: an unsigned record (a game sealed before records were signed, or not sealed)"
+    if not sealed:
+        raise Failure("a record in progress carries no signature: only a sealed head is signed", end, "signature")
+    signature = record["signature"]
+    try:
+        check_shape(signature)
+    except SignatureError as exc:
+        raise Failure(f"signature: {exc}", end, field="signature") from None
+    want = sealed_game_statement(events[0]["data"]["game_id"], end, events[-1]["hash"], events[-1]["at"])
+    if not same(signature["statement"], want):
+        where, expected, got = first_difference(want, signature["statement"], "signature.statement")
+        raise Failure(f"{where} is {_short(got)}, the events give {_short(expected)}", end, field=where)
+    if keys is None:
+        return "the statement is this game's sealed head; the signature is NOT CHECKED (no keys given)"
+    try:
+        jwk = check_signature(signature, keys)
+    except SignatureError as exc:
+        raise Failure(f"signature: {exc}", end, field="signature") from None
+    if not valid_at(jwk, want["sealed_at"]):
+        validity = f"{jwk.get('valid_from')} to {jwk.get('valid_until')}"
+        raise Failure(f"key {jwk['kid']} was not valid when the game was sealed ({validity})", end, "signature")
+    return f"signed by key {jwk['kid']} ({jwk.get('status', 'active')})"
+
+
+def _check_inclusion(record: Mapping[str, Any], keys: Mapping[str, Any] | None) -> str:
+    """The proof puts this game's signed statement in the log's tree head it carries; with ``keys``, the
+    head is the server's."""
+    end = len(record["events"])
+    proof = record["inclusion"]
+    if "signature" not in record:
+        raise Failure("an inclusion proof, but no signature to prove", end, field="inclusion")
+    try:
+        index, size, root, path = _proof_parts(proof)
+        leaf = leaf_hash(canonical_json(record["signature"]["statement"]))
+    except (SignatureError, TypeError, ValueError, KeyError) as exc:
+        raise Failure(f"inclusion: {exc}", end, field="inclusion") from None
+    if not verify_inclusion(leaf, index, size, path, root):
+        raise Failure(f"inclusion: the path does not prove leaf {index} in the tree of {size}", end, "inclusion")
+    if keys is None:
+        return f"leaf {index} of the tree of {size}; the tree head's signature is NOT CHECKED (no keys given)"
+    try:
+        jwk = check_signature(proof["head"]["signature"], keys)
+    except SignatureError as exc:
+        raise Failure(f"inclusion: the tree head's {exc}", end, field="inclusion.head.signature") from None
+    return f"leaf {index} of the tree of {size}, whose head key {jwk['kid']} signed"
+
+
+def _proof_parts(proof: Any) -> tuple[int, int, bytes, list[bytes]]:
+    """An inclusion proof's index, size, root and path, with its shape and its head's statement checked."""
+    if not isinstance(proof, Mapping) or set(proof) != INCLUSION_KEYS:
+        raise ValueError(f"an inclusion proof has exactly the keys {sorted(INCLUSION_KEYS)}")
+    head = proof["head"]
+    if not isinstance(head, Mapping) or set(head) != HEAD_KEYS:
+        raise ValueError(f"a tree head has exactly the keys {sorted(HEAD_KEYS)}")
+    index, size, path = proof["index"], proof["size"], proof["path"]
+    if not (_is_int(index) and _is_int(size) and same(head["size"], size)):
+        raise ValueError("index and size are integers, and the head's size is the proof's")
+    if not isinstance(path, list) or not all(isinstance(h, str) and HEX64.fullmatch(h) for h in path):
+        raise ValueError("the path is a list of 64-hex-digit hashes")
+    if not (isinstance(head["root"], str) and HEX64.fullmatch(head["root"])):
+        raise ValueError("the head's root is 64 lowercase hex digits")
+    check_shape(head["signature"])
+    if not same(head["signature"]["statement"], log_head_statement(size, head["root"])):
+        raise ValueError("the head's signed statement is not this head's")
+    return index, size, bytes.fromhex(head["root"]), [bytes.fromhex(h) for h in path]
 
 
 # ---------------------------------------------------------------- private parts, seed, choices

@@ -216,7 +216,7 @@ def record_header(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "options": created["options"],
         "seats": seats,
         "seed_hash": created["seed_hash"],
-        "seed": envs[-1]["data"]["seed"] if sealed else None,
+        "seed": envs[-1]["data"].get("seed") if sealed else None,  # a seal without one fails the seed check
         "complete": sealed,
         "head": envs[-1]["hash"],
     }

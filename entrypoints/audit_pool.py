@@ -156,9 +156,9 @@ class AuditPool:
         self._finalizer = weakref.finalize(self, _stop, self._verifiers)
         _POOLS.add(self)
 
-    def verify(self, body: bytes) -> dict[str, Any]:
-        """``verify_upload`` of ``body`` parsed as strict JSON, in a verifier; or ``Busy``, ``TooLong``,
-        ``Malformed`` or ``Died``."""
+    def verify(self, body: bytes, keys: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``verify_upload`` of ``body`` parsed as strict JSON, in a verifier, its signatures checked against
+        the JWK set ``keys`` when given; or ``Busy``, ``TooLong``, ``Malformed`` or ``Died``."""
         with self._lock:
             if self._closed:
                 raise Busy(1)
@@ -167,7 +167,7 @@ class AuditPool:
             self.admitted += 1
         try:
             with self._slots:
-                tag, payload = self._run(body)
+                tag, payload = self._run(json.dumps(keys).encode() if keys is not None else b"", body)
         finally:
             with self._lock:
                 self.admitted -= 1
@@ -191,7 +191,7 @@ class AuditPool:
     def _retry_after(self) -> int:
         return max(1, math.ceil(self._typical * self.admitted / self.processes))
 
-    def _run(self, body: bytes) -> tuple[bytes, bytes]:
+    def _run(self, keys: bytes, body: bytes) -> tuple[bytes, bytes]:
         """Hand ``body`` to an idle verifier and read its answer; the verifier goes back idle after, or is
         killed and replaced when anything went wrong (so a half-done job never reaches the next record)."""
         verifier = self._idle_verifier()
@@ -203,8 +203,9 @@ class AuditPool:
             if not verifier.ready:
                 _started(verifier)
             deadline = time.monotonic() + self.seconds
-            _write(verifier.to_child, len(body).to_bytes(LENGTH, "big"), deadline)
-            _write(verifier.to_child, body, deadline)
+            for part in (keys, body):  # a job: the keys (empty: none), then the document
+                _write(verifier.to_child, len(part).to_bytes(LENGTH, "big"), deadline)
+                _write(verifier.to_child, part, deadline)
             head = _read(verifier.from_child, 1 + LENGTH, deadline)
             payload = _read(verifier.from_child, int.from_bytes(head[1:], "big"), deadline)
             done = True
@@ -380,28 +381,30 @@ def _answer(out: Any, tag: bytes, payload: bytes) -> None:
     out.flush()
 
 
-def _verified(body: bytes) -> tuple[bytes, bytes]:
+def _verified(keys: bytes, body: bytes) -> tuple[bytes, bytes]:
     """One job: the tag and the JSON of its answer."""
     try:
         upload = strict_json.loads(body)
     except strict_json.StrictJSONError as exc:
         return MALFORMED, json.dumps({"class": type(exc).__name__, "message": str(exc)}).encode()
     try:
-        return REPORT, json.dumps(verify_upload(upload)).encode()
+        return REPORT, json.dumps(verify_upload(upload, json.loads(keys) if keys else None)).encode()
     except Exception:
         return FAILED, traceback.format_exc().encode()
 
 
-def verify_upload(upload: Any) -> dict[str, Any]:
+def verify_upload(upload: Any, keys: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The report on an uploaded document: a tournament archive (top-level ``format`` is
-    ``ARCHIVE_FORMAT``) as ``kifu verify-tournament`` checks it, anything else as a game record (whose
-    own ``format`` check reports whatever is not one)."""
+        ``ARCHIVE_FORMAT``) as ``kifu verify-tournament`` checks it, anything else as a game record (whose
+        own ``format`` check reports whatever is not one). Signatures are checked against ``keys`` when given;
+    an unsigned document (sealed before records were signed, or from elsewhere) is not refused for that
+    alone: its report says ``signed: unsigned``."""
     from domain.audit import verify_record
     from domain.tournament.archive import ARCHIVE_FORMAT, verify_archive
 
     if isinstance(upload, Mapping) and upload.get("format") == ARCHIVE_FORMAT:
-        return verify_archive(upload)
-    return verify_record(upload)
+        return verify_archive(upload, keys=keys, unsigned_ok=True)
+    return verify_record(upload, keys=keys, unsigned_ok=True)
 
 
 def _read_exactly(source: Any, size: int) -> bytes | None:
@@ -423,10 +426,12 @@ def serve(modules: Iterable[str], source: Any, out: Any) -> None:
     out.write(READY)
     out.flush()
     while (head := _read_exactly(source, LENGTH)) is not None:
-        body = _read_exactly(source, int.from_bytes(head, "big"))
-        if body is None:
+        keys = _read_exactly(source, int.from_bytes(head, "big"))
+        size = _read_exactly(source, LENGTH)
+        body = _read_exactly(source, int.from_bytes(size, "big")) if size is not None else None
+        if keys is None or body is None:
             return
-        tag, payload = _verified(body)
+        tag, payload = _verified(keys, body)
         del body
         _answer(out, tag, payload)
 

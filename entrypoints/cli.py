@@ -1,5 +1,5 @@
-"""The ``kifu`` command: serve, worker, projector, sweeper, run, verify, verify-tournament,
-rebuild-projections, bench, play."""
+"""The ``kifu`` command: serve, worker, projector, sweeper, run, verify, verify-tournament, keys rotate,
+log-monitor, rebuild-projections, bench, play."""
 
 from __future__ import annotations
 
@@ -125,9 +125,24 @@ VERDICT_LINES = {
 }
 
 
+KEYS_HELP = (
+    "the server's keys: a JWK set file, or a URL (https://HOST/v1/keys) to fetch it from; checks the "
+    "signatures (without it they are reported NOT CHECKED)"
+)
+
+
 @main.command()
 @click.argument("record_file", type=click.File("rb"))
-def verify(record_file: Any) -> None:
+@click.option("--keys", "keys_from", default=None, metavar="FILE|URL", help=KEYS_HELP)
+@click.option(
+    "--log",
+    "log_url",
+    default=None,
+    metavar="URL",
+    help="a Kifu server (https://HOST): also check the record's inclusion in its transparency log's current "
+    "signed head, and that head's consistency with the one the record carries (needs --keys)",
+)
+def verify(record_file: Any, keys_from: str | None, log_url: str | None) -> None:
     """Verify a game record offline.
 
     Exit status: 0 VERIFIED (sealed, every check passed: the result is proven); 1 NOT VERIFIED (a check
@@ -136,13 +151,22 @@ def verify(record_file: Any) -> None:
     """
     from domain.audit import verify_record
 
-    _report(verify_record(_strict_json(record_file)))
+    record = _strict_json(record_file)
+    keys = _keys(keys_from)
+    report = verify_record(record, keys=keys)
+    if log_url is not None:
+        if keys is None:
+            raise click.UsageError("--log needs --keys: a tree head is only worth its signature")
+        _against_log(report, record, log_url, keys)
+    _attestations(report)
+    _report(report)
 
 
 @main.command("verify-tournament")
 @click.argument("archive_file", type=click.File("rb"))
 @click.option("--quiet", is_flag=True, help="no progress bar")
-def verify_tournament(archive_file: Any, quiet: bool) -> None:
+@click.option("--keys", "keys_from", default=None, metavar="FILE|URL", help=KEYS_HELP)
+def verify_tournament(archive_file: Any, quiet: bool, keys_from: str | None) -> None:
     """Verify a tournament archive offline: every game, every pairing, the standings.
 
     Exit status as ``kifu verify``: 0 VERIFIED (the event is over and every game sealed and verified),
@@ -153,10 +177,109 @@ def verify_tournament(archive_file: Any, quiet: bool) -> None:
     from domain.tournament.archive import verify_archive
 
     archive = _strict_json(archive_file)
+    keys = _keys(keys_from)
     total = len(archive.get("games", [])) if isinstance(archive, dict) else 0
     with tqdm(total=total, unit="game", disable=quiet, file=sys.stderr) as bar:
-        report = verify_archive(archive, progress=lambda _game: bar.update())
+        report = verify_archive(archive, progress=lambda _game: bar.update(), keys=keys)
+    click.echo(f"signatures: {'checked against the keys given' if keys is not None else 'NOT CHECKED (no --keys)'}")
     _report(report)
+
+
+def _keys(keys_from: str | None) -> dict[str, Any] | None:
+    """The JWK set of ``--keys``: a file, or fetched from a URL."""
+    if keys_from is None:
+        return None
+    from domain.strict_json import StrictJSONError, loads
+
+    try:
+        if keys_from.startswith(("http://", "https://")):
+            import requests
+
+            raw = requests.get(keys_from, timeout=30).content
+        else:
+            raw = Path(keys_from).read_bytes()
+        keys = loads(raw)
+    except (OSError, StrictJSONError, ValueError) as exc:  # requests' errors are OSErrors
+        raise click.UsageError(f"--keys {keys_from}: {exc}") from None
+    if not isinstance(keys, dict) or not isinstance(keys.get("keys"), list):
+        raise click.UsageError(f'--keys {keys_from}: not a JWK set ({{"keys": [...]}})')
+    return keys
+
+
+def _attestations(report: dict[str, Any]) -> None:
+    """Say what was checked of the signature and the inclusion proof, in words."""
+    signed = {
+        "checked": "checked against the keys given",
+        "unchecked": "NOT CHECKED (no --keys given)",
+        "unsigned": "none (an unsigned record)",
+    }
+    logged = {"checked": "checked", "unchecked": "proof valid, head signature NOT CHECKED", "absent": "none"}
+    click.echo(f"signature: {signed[report['signed']]}")
+    click.echo(f"inclusion: {logged[report['logged']]}")
+
+
+def _against_log(report: dict[str, Any], record: Any, url: str, keys: dict[str, Any]) -> None:
+    """Add a ``log`` check: the record's game is in the server's current signed tree head, which extends
+    the head the record carries."""
+    from entrypoints.log_monitor import Alarm, check_in_log
+
+    try:
+        detail = check_in_log(record, url, keys)
+        check = {"name": "log", "ok": True, "detail": detail, "seq": None}
+    except (Alarm, OSError, KeyError, TypeError, ValueError) as exc:
+        end = len(record["events"]) if report["head"] is not None else None  # it names the last event
+        check = {"name": "log", "ok": False, "detail": str(exc), "seq": end}
+        report["verified"], report["verdict"] = False, "failed"
+        named = [x for x in (report["first_bad_event"], end) if x is not None]
+        report["first_bad_event"] = min(named) if named else None
+    report["checks"].append(check)
+
+
+@main.group()
+def keys() -> None:
+    """The server's signing key (docs/record-format.md, "Rotating the key")."""
+
+
+@keys.command("rotate")
+@click.option("--data", default=".run", show_default=True, help="the data directory (unless KIFU_SIGNING_KEY_FILE)")
+def keys_rotate(data: str) -> None:
+    """Replace the signing key with a new one and publish it; the old one is kept in GET /v1/keys, retired.
+
+    Running processes sign with the new key from their next signature on."""
+    from adapters.redis_client import connect_events
+    from adapters.signing_keys import KeyRegistry, key_file, rotate
+    from service.commands import utc_now
+
+    events_url = os.environ.get("KIFU_EVENTS_URL")
+    registry = KeyRegistry(connect_events(events_url) if events_url else _redis())
+    signer = rotate(key_file(Path(data)), registry, utc_now())
+    click.echo(f"new signing key {signer.kid}: published; the previous one is retired")
+
+
+@main.command("log-monitor")
+@click.argument("url")
+@click.option("--state", "state_file", default="kifu-log-monitor.json", show_default=True, help="kept between runs")
+@click.option(
+    "--keys",
+    "keys_from",
+    default=None,
+    metavar="FILE|URL",
+    help="the keys to trust (default: the server's own GET /v1/keys as first seen, pinned in the state)",
+)
+@click.option("--interval", default=10.0, show_default=True, help="seconds between looks")
+@click.option("--once", is_flag=True, help="look once and exit (0: all is well)")
+def log_monitor(url: str, state_file: str, keys_from: str | None, interval: float, once: bool) -> None:
+    """Follow a server's transparency log; say loudly (exit 1) if it forks, shrinks, logs a game twice or
+    leaves a finished game out (entrypoints/log_monitor.py)."""
+    from entrypoints.log_monitor import Alarm, Monitor, State, follow
+
+    path = Path(state_file)
+    monitor = Monitor(url, State.load(path), path, keys=_keys(keys_from), say=click.echo)
+    try:
+        follow(monitor, interval, once)
+    except Alarm as alarm:
+        click.echo(f"ALERT: {alarm}", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 def _strict_json(file: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from adapters.signing_keys import DATA_DIR_ENV, key_file, load_or_create
 from entrypoints.supervisor import Dependency, Supervisor, on_stop_signals
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ def run_stack(port: int, data: Path) -> int:
     shutil.rmtree(metrics, ignore_errors=True)
     metrics.mkdir()
     env = {**os.environ, RUN_DIR_ENV: str(run_dir), METRICS_DIR: str(metrics)}
+    env.setdefault(DATA_DIR_ENV, str(run_dir))  # the signing key's home unless KIFU_SIGNING_KEY_FILE says
+    load_or_create(key_file(run_dir))  # made once here, before the processes that sign start
     dependencies = {}
     if not os.environ.get("REDIS_URL"):
         embedded = _embedded_redis(run_dir)

@@ -14,6 +14,9 @@ cluster a command's keys must share a slot, so it reads each partition's feed in
 pipeline (each node's in one round trip) and, when none had anything, looks again
 after ``CLUSTER_POLL_S``.
 
+The projector also logs each game it sees sealed in the transparency log, where the command that
+sealed it did not (``_notarise``): no sealed game is left out of the log.
+
 ``rebuild`` drops every read model and replays the feeds from the start. It is
 safe while projectors run: it asks them to pause (a key they check before each
 batch), waits until every live projector (each keeps a heartbeat key) has
@@ -24,6 +27,7 @@ that finds its consumer group gone (``NOGROUP``) creates it again.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import secrets
 import socket
@@ -40,6 +44,8 @@ from domain import engine
 from domain.record import to_event
 from projections import games_list, standings, tournaments_list
 from projections.snapshots import SNAPSHOT_EVERY, Snapshots
+from service.ports import Notary
+from service.reader import SIGNATURE
 from service.tournaments import TOURNAMENT_ID_PREFIX
 
 GROUP = "projector"
@@ -66,9 +72,15 @@ class Projector:
     """Applies feed entries to the games list and the snapshots."""
 
     def __init__(
-        self, store: EventStore, client: redis.Redis, consumer: str | None = None, snapshot_every: int = SNAPSHOT_EVERY
+        self,
+        store: EventStore,
+        client: redis.Redis,
+        consumer: str | None = None,
+        snapshot_every: int = SNAPSHOT_EVERY,
+        notary: Notary | None = None,
     ) -> None:
         self.store = store
+        self.notary = notary
         self.client = client
         self.snapshots = Snapshots(client, store)
         self.snapshot_every = snapshot_every
@@ -203,10 +215,22 @@ class Projector:
         for stream, ids in acked.items():
             pipe.set(f"{CHECKPOINT_PREFIX}:{stream}", ids[-1])
         pipe.execute()
+        self._notarise([g for g, envs in events.items() if envs and envs[-1]["type"] == engine.GAME_SEALED])
         acks = self.store.redis.pipeline(transaction=False)
         for stream, ids in acked.items():
             acks.xack(stream, GROUP, *ids)
         acks.execute()
+
+    def _notarise(self, sealed: Sequence[str]) -> None:
+        """Log each game sealed in this batch in the transparency log, if the command that sealed it did
+        not (it was stopped between its append and the log's): an add is a no-op for a game logged once.
+        Should it fail, the batch is not acknowledged and comes back."""
+        if self.notary is None:
+            return
+        for game_id in sealed:
+            raw = self.store.look(game_id, [SIGNATURE]).fields[0]
+            if raw is not None:  # a game sealed by a server without a key is not signed, nor logged
+                self.notary.add(json.loads(raw))
 
     def _summaries(self, game_ids: list[str]) -> dict[str, dict[str, str]]:
         pipe = self.client.pipeline(transaction=False)
@@ -241,6 +265,7 @@ def rebuild(
         for p in range(store.partitions):
             with contextlib.suppress(redis.ResponseError):
                 store.redis.xgroup_destroy(store.feed_key(p), GROUP)
+        # no notary: a rebuild never touches the transparency log (every game in it was logged before)
         projector = Projector(store, client, consumer="rebuild", snapshot_every=snapshot_every)
         projector.ensure_groups()
         return projector.run_until_idle()

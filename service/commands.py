@@ -19,6 +19,8 @@ that was done is answered as it was.
 from __future__ import annotations
 
 import base64
+import json
+import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ from domain.engine import Seat, Table
 from domain.errors import KifuError
 from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, envelopes, public_envelope, rfc3339, to_event
+from domain.signatures import sealed_game_statement
 from service.errors import Conflict, IdempotencyKeyReused, Unauthorized
 from service.memory import Facts, GameMemory, token_hash
 from service.ports import (
@@ -43,14 +46,17 @@ from service.ports import (
     Head,
     HolderRefused,
     Keep,
+    Notary,
     Quotas,
     Scheduler,
+    Signing,
     VersionConflict,
 )
-from service.reader import GAME_ID_PREFIX, HOLD, TOURNAMENT, GameReader
+from service.reader import GAME_ID_PREFIX, HOLD, SIGNATURE, TOURNAMENT, GameReader
 from service.views import full_view, turn_start_in
 
 MAX_RETRIES = 8
+logger = logging.getLogger(__name__)
 TOKEN_BYTES = 32
 JOB_GRACE_MS = 3000  # a job asked for and not done this long after it was due is asked for again
 
@@ -193,6 +199,8 @@ class Commands:
         scheduler: Scheduler,
         clock: Callable[[], datetime],
         random_bytes: Callable[[int], bytes] | None = None,
+        signing: Signing | None = None,
+        notary: Notary | None = None,
     ) -> None:
         self.log = log
         self.creation_keys = creation_keys
@@ -202,6 +210,8 @@ class Commands:
         self.clock = clock
         # every id, seed, token and salt: ``secrets.token_bytes`` (looked up at each call) unless given
         self.random_bytes = random_bytes or (lambda n: secrets.token_bytes(n))  # noqa: PLW0108 (late)
+        self.signing = signing  # signs each sealed head, in the seal's own write (None: records unsigned)
+        self.notary = notary  # the transparency log each signed head goes to once written
 
     # -- who acts ---------------------------------------------------------------------
 
@@ -355,6 +365,8 @@ class Commands:
             if not events:
                 return Committed(table, head.version, [])
             envs = self._envelopes(game_id, events, head)
+            signature = self._signature(game_id, envs[-1], head.version + len(envs))
+            meta = {**(write.meta or {}), SIGNATURE: json.dumps(signature)} if signature else write.meta
             last = head.version + len(envs)
             record = {"seat": write.seat, "first": head.version + 1, "last": last, "fingerprint": write.fingerprint}
             try:
@@ -364,7 +376,7 @@ class Commands:
                         envs,
                         head,
                         idempotency=(write.idem_key, record) if write.idem_key else None,
-                        meta=write.meta,
+                        meta=meta,
                         due=self._due(new_table, events),
                         holder=write.holder,
                         quotas=write.quotas,
@@ -381,6 +393,8 @@ class Commands:
                 return dup.record
             if len(envs) > len(events):
                 new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
+            if signature:
+                self._notarise(signature)
             self.memory.remember(game_id, new_table, envs[-1]["hash"])
             if write.schedules:
                 self._schedule(game_id, new_table, events)
@@ -398,6 +412,24 @@ class Commands:
                 seal = engine.seal(bytes.fromhex(facts.seed), envs[-1]["hash"])
                 envs += envelopes([seal], head.version + len(envs) + 1, envs[-1]["hash"], at, self.salt)
         return envs
+
+    def _signature(self, game_id: str, last: Mapping[str, Any], version: int) -> dict[str, Any] | None:
+        """The signature of the sealed head when ``last`` is the seal (``domain.signatures``)."""
+        if self.signing is None or last["type"] != engine.GAME_SEALED:
+            return None
+        return self.signing.sign(sealed_game_statement(game_id, version, last["hash"], last["at"]))
+
+    def _notarise(self, signature: Mapping[str, Any]) -> None:
+        """Log a sealed game's signed head at once. The seal is written already: should this fail, the
+        projector logs the game when it meets the seal (``projections.projector``), so it is only late."""
+        if self.notary is None:
+            return
+        try:
+            self.notary.add(signature)
+        except Exception:
+            logger.warning(
+                "could not log sealed game %s now; the projector will", signature["statement"]["game"], exc_info=True
+            )
 
     # -- jobs -------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ rule checks to ``domain``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -28,8 +29,8 @@ from service.commands import (
 )
 from service.errors import Forbidden, InvalidRequest, Unauthorized
 from service.memory import GameMemory
-from service.ports import EventLog, Head, NoScheduler, Scheduler, SnapshotLoader
-from service.reader import HOLD, GameReader
+from service.ports import EventLog, Head, NoScheduler, Notary, Scheduler, Signing, SnapshotLoader
+from service.reader import HOLD, SIGNATURE, GameReader
 from service.views import deadlines, full_view, game_view, turn_start_in
 
 RETRY_MS = 5000  # after asking again for a job, how long before the sweeper looks at the game once more
@@ -50,13 +51,19 @@ class GameService:
         scheduler: Scheduler | None = None,
         clock: Callable[[], datetime] = utc_now,
         random_bytes: Callable[[int], bytes] | None = None,
+        signing: Signing | None = None,
+        notary: Notary | None = None,
     ) -> None:
         self.store = store
+        self.signing = signing
+        self.notary = notary
         self.memory = memory or GameMemory()
         self.reader = GameReader(store, self.memory, snapshots)
         self.scheduler = scheduler or NoScheduler()
         self.clock = clock
-        self.commands = Commands(store, store, self.memory, self.reader, self.scheduler, clock, random_bytes)
+        self.commands = Commands(
+            store, store, self.memory, self.reader, self.scheduler, clock, random_bytes, signing, notary
+        )
         self.identify = self.reader.identify  # who calls, and the game's head
         self.hear = self.memory.hear  # what another process appended, as it announced it
 
@@ -225,16 +232,18 @@ class GameService:
             shown["state"] = past.game.view(past.state, None, True)
         return {"event": public_envelope(envs[past.version - 1], who, everything), "view": shown}
 
-    def record(self, game_id: str) -> dict[str, Any]:
+    def record(self, game_id: str, log_head: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The portable record; complete (with private parts, their salts and the seed) once the game is over.
 
         While the game runs the private parts and their salts are withheld; the
-        chain and the commitments are public, so the record can be checked that far.
+        chain and the commitments are public, so the record can be checked that far. Once sealed, its
+        inclusion proof is against ``log_head`` when given (a signed tree head the game is in), else the
+        log's head now.
         """
         envs = list(self.store.read_all(game_id))
         if not is_sealed(envs):  # judged on what was read: a seal appended since a load shows it all
-            envs = [withheld_envelope(e) for e in envs]
-        return build_record(envs)
+            return build_record([withheld_envelope(e) for e in envs])
+        return self._attested(game_id, build_record(envs), log_head)
 
     def log_complete(self, game_id: str) -> bool:
         """Whether the game's log is complete (sealed): no event will ever follow its last."""
@@ -244,14 +253,51 @@ class GameService:
         """Whether a tournament still holds the game unsealed (its round's deal is still in play elsewhere)."""
         return self.store.meta(game_id).get(HOLD) == "1"
 
-    def full_record(self, game_id: str) -> dict[str, Any]:
+    def full_record(self, game_id: str, log_head: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The record with every private part and salt, even while the game runs (server-side audits only)."""
-        return build_record(list(self.store.read_all(game_id)))
+        envs = list(self.store.read_all(game_id))
+        return self._attested(game_id, build_record(envs), log_head) if is_sealed(envs) else build_record(envs)
+
+    def _attested(self, game_id: str, record: dict[str, Any], log_head: Mapping[str, Any] | None) -> dict[str, Any]:
+        """A sealed game's record with its signature (written with the seal) and its inclusion proof in the
+        transparency log (a game not logged yet is logged first: the log is only ever late)."""
+        signature = self._signature(game_id)
+        if signature is None:
+            return record  # sealed before records were signed, or by a server without a key
+        events = record.pop("events")
+        record["signature"] = signature
+        if self.notary is not None:
+            self.notary.add(signature)
+            head = log_head or self.notary.head()
+            record["inclusion"] = {**self.notary.inclusion(game_id, head["size"]), "head": dict(head)}
+        record["events"] = events
+        return record
+
+    def _signature(self, game_id: str) -> dict[str, Any] | None:
+        raw = self.store.look(game_id, [SIGNATURE]).fields[0]
+        return None if raw is None else dict(json.loads(raw))
+
+    def log_all(self, game_ids: Sequence[str]) -> dict[str, Any] | None:
+        """Log every sealed game of ``game_ids`` not logged yet; the log's signed head, which holds them all
+        (None without a transparency log)."""
+        if self.notary is None:
+            return None
+        for game_id in game_ids:
+            signature = self._signature(game_id)
+            if signature is not None:
+                self.notary.add(signature)
+        return self.notary.head()
+
+    def keys(self) -> dict[str, Any]:
+        """The JWK set of every key this server signed with (``GET /v1/keys``); empty without a key."""
+        return self.signing.keys() if self.signing is not None else {"keys": []}
 
     def audit(self, game_id: str) -> dict[str, Any]:
         """Verify the stored log server-side (it sees the private parts; while the game runs it reports
-        only pass or fail of each check, and the verdict ``in_progress`` at best)."""
-        report = verify_record(self.full_record(game_id))
+        only pass or fail of each check, and the verdict ``in_progress`` at best), its signature against
+        this server's keys."""
+        keys = self.keys() if self.signing is not None else None
+        report = verify_record(self.full_record(game_id), keys=keys, unsigned_ok=True)  # a game sealed before signing
         if not report["sealed"]:
             for check in report["checks"]:
                 if not check["ok"] and check["name"] != SEALED_CHECK:

@@ -179,6 +179,33 @@ class EventLog(GameLog, Outbox, CreationKeys, Protocol):
     """Everything the service keeps in the store (``adapters.redis_store``, ``adapters.memory_log``)."""
 
 
+class Signing(Protocol):
+    """The server's signing key (``adapters.signing_keys``): signs a statement, ``{"kid", "alg",
+    "statement", "sig"}`` (``domain.signatures``), and publishes its public key before its first use."""
+
+    def sign(self, statement: Mapping[str, Any]) -> dict[str, Any]: ...
+    def keys(self) -> dict[str, Any]: ...
+
+
+class NotLogged(LookupError):
+    """A game the transparency log does not hold (or not within the tree size asked for)."""
+
+
+class BadTreeSize(ValueError):
+    """A tree size or range the transparency log cannot answer for (beyond its size, or out of order)."""
+
+
+class Notary(Protocol):
+    """The transparency log of sealed games (``adapters.transparency_log``): ``add`` appends a sealed
+    game's signature once (a second add of the same game answers its first index)."""
+
+    def add(self, signature: Mapping[str, Any]) -> int: ...
+    def head(self, size: int | None = None) -> dict[str, Any]: ...
+    def inclusion(self, game_id: str, size: int | None = None) -> dict[str, Any]: ...
+    def consistency(self, first: int, second: int) -> dict[str, Any]: ...
+    def entries(self, start: int, end: int) -> list[dict[str, Any]]: ...
+
+
 class TicketStore(Protocol):
     """Short-lived stream tickets, kept by their hash until they expire."""
 

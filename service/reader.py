@@ -18,6 +18,7 @@ from service.ports import GameLog, Head, SnapshotLoader
 
 GAME_ID_PREFIX = "g"
 HOLD, TOURNAMENT = "hold", "tournament"  # meta fields of a tournament's game
+SIGNATURE = "signature"  # meta field of a sealed game: its head's signature, written with the seal
 TAIL_READ = 64  # events read with the head of a game held here; a longer tail is read as usual
 FIRST_READ = 64  # events read with a command's identification of a game this process does not hold
 

@@ -32,6 +32,7 @@ from domain.errors import GameOver
 from domain.events import Event
 from domain.record import GENESIS, envelopes, public_envelope, rfc3339, to_event, withheld_envelope
 from domain.rng import seed_hash
+from domain.signatures import tournament_statement
 from domain.tournament import commands
 from domain.tournament.archive import ARCHIVE_FORMAT, ARCHIVE_IN_PROGRESS_NOTE, COMPLETE_CHECK, verify_archive
 from domain.tournament.model import FINISHED, RUNNING, Table, Tournament, evolve
@@ -407,11 +408,18 @@ class TournamentService:
         if not complete:
             envs = [withheld_envelope(e) for e in envs]
         started = [tb.game for tb in t.tables if tb.game is not None]
-        games = [self.games.record(g) for g in started if complete or not self.games.held(g)]
+        shown = [g for g in started if complete or not self.games.held(g)]
+        log_head = self.games.log_all(shown)  # one signed tree head that every sealed game is in
+        games = [self.games.record(g, log_head) for g in shown]
         log = {"id": tid, "head": head.hash, "events": envs}
-        archive = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log, "games": games}
+        archive: dict[str, Any] = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log}
         if not complete:
             archive["note"] = ARCHIVE_IN_PROGRESS_NOTE
+        if self.games.signing is not None:
+            archive["signature"] = self.games.signing.sign(tournament_statement(tid, head.version, head.hash, complete))
+        if log_head is not None:
+            archive["log_head"] = log_head
+        archive["games"] = games
         return archive
 
     def audit(self, tid: str) -> dict[str, Any]:
@@ -419,10 +427,18 @@ class TournamentService:
         tournament runs it reports only pass or fail, like a game's audit)."""
         t, head = self.load(tid)
         envs = list(self.store.read_all(tid))
-        games = [self.games.full_record(tb.game) for tb in t.tables if tb.game is not None]
+        started = [tb.game for tb in t.tables if tb.game is not None]
+        log_head = self.games.log_all(started)
         log = {"id": tid, "head": head.hash, "events": envs}
-        archive = {"format": ARCHIVE_FORMAT, "complete": t.status == FINISHED, "tournament": log, "games": games}
-        report = verify_archive(archive, unfinished_ok=True)
+        complete = t.status == FINISHED
+        archive: dict[str, Any] = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log}
+        if self.games.signing is not None:
+            archive["signature"] = self.games.signing.sign(tournament_statement(tid, head.version, head.hash, complete))
+        if log_head is not None:
+            archive["log_head"] = log_head
+        archive["games"] = [self.games.full_record(g, log_head) for g in started]
+        keys = self.games.keys() if self.games.signing else None
+        report = verify_archive(archive, unfinished_ok=True, keys=keys, unsigned_ok=True)
         if t.status != FINISHED:
             for check in report["checks"]:
                 if not check["ok"] and check["name"] != COMPLETE_CHECK:

@@ -41,3 +41,12 @@ def cluster_client(redis_cluster: EmbeddedCluster) -> Iterator[redis.RedisCluste
     client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
     yield client
     client.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def signing_key_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every process the tests build signs with one key kept out of the checkout (not ``.run/``)."""
+    path = tmp_path_factory.mktemp("signing") / "signing-key.pem"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KIFU_SIGNING_KEY_FILE", str(path))
+        yield

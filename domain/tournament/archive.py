@@ -27,7 +27,10 @@ runs these checks and names the first thing wrong in each:
 * ``deals`` (duplicate): each round's revealed deal matches the commitment
   published before the round, and every game of the round played it (a fixed
   deal, also the one committed at creation);
-* ``standings``: re-derived from the games' own results, equal to the final standings.
+* ``standings``: re-derived from the games' own results, equal to the final standings;
+* ``signature``: the archive's signature (``kifu-tournament-head/1``) is over this log's head, and, given
+  the server's keys, the server's; ``transparency``: every signed game carries its inclusion proof
+  against the archive's one signed tree head (``log_head``), whose signature holds given the keys.
 
 What this proves: a change anywhere that leaves the archive inconsistent (a
 game's event, a result, a pairing, a standing, a dropped or added event or
@@ -63,6 +66,7 @@ from domain.errors import KifuError
 from domain.events import HIDDEN
 from domain.record import strong_salt, to_event
 from domain.rng import seed_hash
+from domain.signatures import SignatureError, check_shape, check_signature, tournament_statement
 from domain.tournament import commands
 from domain.tournament.model import (
     ENTRANT_WITHDRAWN,
@@ -94,12 +98,21 @@ ARCHIVE_IN_PROGRESS_NOTE = (
     "round still in play; fetch the archive again once it is over"
 )
 COMPLETE_CHECK = "complete"
-ARCHIVE_KEYS = frozenset({"format", "complete", "tournament", "games", "note"})
+ARCHIVE_KEYS = frozenset({"format", "complete", "tournament", "games", "note", "signature", "log_head"})
 LOG_KEYS = frozenset({"id", "head", "events"})
 
 
-def verify_archive(archive: Any, progress: Progress | None = None, *, unfinished_ok: bool = False) -> dict[str, Any]:
+def verify_archive(
+    archive: Any,
+    progress: Progress | None = None,
+    *,
+    unfinished_ok: bool = False,
+    keys: Mapping[str, Any] | None = None,
+    unsigned_ok: bool = False,
+) -> dict[str, Any]:
     """Run every check on ``archive``, with the verdict; ``progress`` is called once per game verified (a CLI's bar).
+    ``keys``: the server's JWK set, to check the archive's signature, its tree head's and every game's
+    (with ``unsigned_ok``, an unsigned archive or game is not refused for that alone).
 
     The verdict, as a game record's (``domain.audit``): ``verified`` once the log ends with
     ``tournament_finished`` and every check passed (every game among them sealed and verified);
@@ -117,10 +130,12 @@ def verify_archive(archive: Any, progress: Progress | None = None, *, unfinished
             run_check("tournament_chain", _check_log, events, archive["tournament"], finished),
             run_check("header", _check_header, archive, events, finished),
             _complete(finished),
+            run_check("signature", _check_signature, archive, events, finished, keys, unsigned_ok),
         ]
         if finished or unfinished_ok:
             checks += [
-                run_check("games", _check_games, games, progress, finished),
+                run_check("games", _check_games, games, progress, finished, keys, unsigned_ok),
+                run_check("transparency", _check_transparency, archive, keys),
                 run_check("membership", _check_membership, events, archive["games"], games),
                 run_check("rules", _check_rules, events, games),
                 run_check("deals", _check_deals, events, games),
@@ -200,11 +215,61 @@ def _complete(finished: bool) -> dict[str, Any]:
     }
 
 
-def _check_games(games: Records, progress: Progress | None, finished: bool) -> str:
+def _check_signature(
+    archive: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    finished: bool,
+    keys: Mapping[str, Any] | None,
+    unsigned_ok: bool = False,
+) -> str:
+    """The archive's signature vouches for its tournament's log as it is (``domain.signatures``)."""
+    if "signature" not in archive:
+        if keys is not None and not unsigned_ok:
+            raise Failure("the archive is not signed, and keys were given to check its signature", len(events))
+        return "none: an unsigned archive"
+    signature = archive["signature"]
+    want = tournament_statement(archive["tournament"]["id"], len(events), events[-1]["hash"], finished)
+    try:
+        check_shape(signature)
+        if not same(signature["statement"], want):
+            where, expected, got = first_difference(want, signature["statement"], "signature.statement")
+            raise SignatureError(f"{where} is {got!r}, the log gives {expected!r}")
+        if keys is None:
+            return "the statement is this tournament's head; the signature is NOT CHECKED (no keys given)"
+        jwk = check_signature(signature, keys)
+    except SignatureError as exc:
+        raise Failure(f"signature: {exc}", len(events)) from None
+    return f"signed by key {jwk['kid']}"
+
+
+def _check_transparency(archive: Mapping[str, Any], keys: Mapping[str, Any] | None) -> str:
+    """Every signed game's inclusion proof is against the archive's one signed tree head ``log_head``."""
+    signed = [r for r in archive["games"] if "signature" in r]
+    if not signed and "log_head" not in archive:
+        return "no signed game, no tree head"
+    head = archive.get("log_head")
+    if head is None:
+        raise Failure("signed games but no log_head: the archive proves no game's place in the log")
+    for record in signed:
+        if not same(record.get("inclusion", {}).get("head"), head):
+            game = record["events"][0]["data"]["game_id"]
+            raise Failure(f"game {game}: its inclusion proof is not against the archive's log_head")
+    if keys is not None:
+        try:
+            check_signature(head["signature"], keys)
+        except (SignatureError, KeyError, TypeError) as exc:
+            raise Failure(f"log_head: {exc}") from None
+    checked = "its signature checked" if keys is not None else "its signature NOT CHECKED (no keys given)"
+    return f"{len(signed)} games proven in the tree of {head.get('size')} (log_head; {checked})"
+
+
+def _check_games(
+    games: Records, progress: Progress | None, finished: bool, keys: Mapping[str, Any] | None, unsigned_ok: bool
+) -> str:
     """Every game verifies as ``kifu verify`` verifies it; once the event is over, every game is sealed."""
     running = 0
     for game_id, record in games.items():
-        report = verify_record(record)
+        report = verify_record(record, keys=keys, unsigned_ok=unsigned_ok)
         if progress is not None:
             progress(game_id)
         if report["verdict"] == FAILED:

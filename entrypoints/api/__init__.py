@@ -80,11 +80,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     cors.init_app(app)
     app.before_request(body.read_body)  # first: a body is in (or refused) before anything else runs
     from entrypoints import web
-    from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments
+    from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments, transparency
 
     app.before_request(ops.start_timer)  # then the clock of kifu_http_request_duration_seconds starts
 
-    for module in (catalog, games, streams, tournaments, audits, ops, spec):
+    for module in (catalog, games, streams, tournaments, audits, transparency, ops, spec):
         app.register_blueprint(module.bp)
     app.register_blueprint(web.bp)  # the web app's pages and modules (/, /games/<id>, /app/...)
     app.after_request(ops.count_request)

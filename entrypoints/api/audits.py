@@ -5,7 +5,8 @@ be as large as a record (``MAX_RECORD_BYTES``, 16 MiB by default), every other r
 The body goes unparsed to the API process's audit pool (``entrypoints/audit_pool.py``): a verifier
 process parses it (strict JSON) and verifies it (an archive, whose top-level ``format`` is
 ``kifu-tournament/1``, as ``kifu verify-tournament`` does; anything else as a game record, as
-``kifu verify`` does), while this request waits without holding up the
+``kifu verify`` does), signatures checked against this server's keys (``GET /v1/keys``), while this
+request waits without holding up the
 event loop. Uploads are rate-limited per client address (``RATE_LIMIT_AUDITS``); a full pool is
 503 ``audits-busy`` with ``Retry-After``; a verification past ``AUDIT_SECONDS`` is 422
 ``audit-too-long`` (README, "Limits").
@@ -23,6 +24,7 @@ from flask.typing import ResponseReturnValue
 
 from entrypoints.api import body
 from entrypoints.api.body import takes_record
+from entrypoints.api.context import games
 from entrypoints.api.limits import audit_upload
 from entrypoints.api.problems import problem
 from entrypoints.audit_pool import AuditPool, Busy, Died, Malformed, TooLong
@@ -61,7 +63,7 @@ def audit_pool(app: Flask) -> AuditPool:
 @takes_record
 def verify_uploaded() -> ResponseReturnValue:
     try:
-        report = audit_pool(current_app).verify(request.get_data())
+        report = audit_pool(current_app).verify(request.get_data(), games().keys())
     except Malformed as malformed:  # the same 400 as any other body's
         raise body.malformed(malformed.error) from None
     except Busy as busy:

@@ -97,6 +97,20 @@ KINDS: dict[str, Kind] = {
         Kind("tournament-not-found", 404, "Tournament not found", "There is no tournament with this id."),
         Kind("not-found", 404, "Not found", "There is no resource at this path. The paths are in openapi.yaml."),
         Kind(
+            "not-logged",
+            404,
+            "Not in the transparency log",
+            "The transparency log does not hold this game, or not within the tree size asked for: a game is "
+            "logged once it is sealed (within moments); one sealed before records were signed never is.",
+        ),
+        Kind(
+            "bad-tree-size",
+            400,
+            "No such tree size",
+            "The transparency log cannot answer for this tree size or range: a size beyond the log's current "
+            "one (`GET /v1/log/head`), or `first` greater than `second`.",
+        ),
+        Kind(
             "method-not-allowed",
             405,
             "Method not allowed",

@@ -263,3 +263,40 @@ class TournamentGamesQuerySchema(Schema):
 
     limit = QueryInteger(load_default=50, validate=validate.Range(min=1, max=200))
     cursor = fields.String(load_default=None, validate=validate.Regexp(r"^[0-9]{1,9}$"))
+
+
+class LogHeadQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    size = QueryInteger(load_default=None, validate=SEQ, metadata={"description": "a past tree size; default: now"})
+
+
+class InclusionQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    size = QueryInteger(load_default=None, validate=validate.Range(min=1, max=MAX_SEQ))
+
+
+class ConsistencyQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    first = QueryInteger(required=True, validate=SEQ)
+    second = QueryInteger(required=True, validate=SEQ)
+
+
+class EntriesQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    start = QueryInteger(load_default=0, validate=SEQ)
+    end = QueryInteger(required=True, validate=SEQ)
+
+
+LOG_HEAD_QUERY_SCHEMA = LogHeadQuerySchema()
+INCLUSION_QUERY_SCHEMA = InclusionQuerySchema()
+CONSISTENCY_QUERY_SCHEMA = ConsistencyQuerySchema()
+ENTRIES_QUERY_SCHEMA = EntriesQuerySchema()

@@ -2,9 +2,11 @@
 
 No build step and nothing from elsewhere: each page is a small HTML shell that loads plain ES modules
 from ``static/`` (``/app/...``): one module per page (``pages/``), one per game's drawing (``games/``),
-and a few shared ones (``lib/``). The shell names its page in ``data-page``; everything else (the
-game, the step, the seat's token) the page reads from its URL, ``sessionStorage`` and the API. The
-``Content-Security-Policy`` lets a page load and fetch from this server only.
+and a few shared ones (``lib/``); ``/app/verifier/`` serves the repository's JavaScript verifier
+(``verifier/kifu-verify.mjs``), which Verify runs in the browser. The shell names its page in
+``data-page``; everything else (the game, the step, the seat's token) the page reads from its URL,
+``sessionStorage`` and the API. The ``Content-Security-Policy`` lets a page load and fetch from this
+server only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ bp = Blueprint("web", __name__)
 STATIC = Path(__file__).resolve().parent / "static"
 FOLDERS = ("lib", "pages", "games")  # /app/<folder>/<file>: these folders and nothing else
 TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+# The second verifier, at the checkout's root (docs/record-format.md, "The second verifier"): its .mjs files only.
+VERIFIER = Path(__file__).resolve().parents[2] / "verifier"
 POLICY = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; "
     "base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
@@ -80,6 +84,14 @@ def asset(name: str) -> ResponseReturnValue:
     return _file(STATIC, name)
 
 
+@bp.get("/app/verifier/<name>")
+def verifier(name: str) -> ResponseReturnValue:
+    """The JavaScript verifier (``verifier/kifu-verify.mjs``): the browser's half of Verify."""
+    if Path(name).suffix != ".mjs":
+        abort(404)
+    return _file(VERIFIER, name, "text/javascript")
+
+
 @bp.get("/app/<folder>/<name>")
 def module(folder: str, name: str) -> ResponseReturnValue:
     """A module of the app: ``lib/``, ``pages/`` or ``games/``."""
@@ -88,8 +100,8 @@ def module(folder: str, name: str) -> ResponseReturnValue:
     return _file(STATIC / folder, name)
 
 
-def _file(folder: Path, name: str) -> ResponseReturnValue:
-    kind = TYPES.get(Path(name).suffix)
+def _file(folder: Path, name: str, kind: str | None = None) -> ResponseReturnValue:
+    kind = kind or TYPES.get(Path(name).suffix)
     if kind is None or not (folder / name).is_file():
         abort(404)
     answer = send_from_directory(folder, name, mimetype=kind, max_age=0)

@@ -53,6 +53,8 @@ def failed(archive: Body) -> dict[str, str]:
 def unseal(record: Body) -> None:
     """A game record as if its seal were never appended: the seal gone, the header a running game's."""
     record["events"].pop()
+    record.pop("signature", None)  # only a sealed head is signed, and logged
+    record.pop("inclusion", None)
     for env in record["events"]:
         env["private"], env["private_salts"] = {}, {}
     record.update(seed=None, complete=False, head=record["events"][-1]["hash"], note=IN_PROGRESS_NOTE)

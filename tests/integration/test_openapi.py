@@ -234,6 +234,7 @@ def test_flow_on_the_toy_game_matches_the_spec(api: Contract, game: dict[str, An
         "private_parts": True,
         "seed": True,
         "commitments": True,
+        "signature": True,
         "sealed": False,
     }
     server_side = api.call("get", f"/v1/games/{gid}/audit", 200).json  # every part, still no result proven

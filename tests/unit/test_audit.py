@@ -63,6 +63,7 @@ def test_a_clean_record_verifies_with_every_check() -> None:
         "seed",
         "commitments",
         "rederivation",
+        "signature",
     ]
     assert "6 revealed choices" in report["checks"][5]["detail"]
     assert report["format"] == "kifu-record/2"
@@ -275,6 +276,7 @@ def test_a_record_of_a_game_in_progress_checks_its_chain_but_is_not_verified() -
         "private_parts": True,
         "seed": True,
         "commitments": True,
+        "signature": True,
         "sealed": False,
     }
     assert report["verdict"] == "in_progress" and not report["verified"] and report["first_bad_event"] is None

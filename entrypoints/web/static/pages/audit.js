@@ -1,9 +1,11 @@
-// /audit: verify a file, as anyone can: a game's record or a tournament's archive, sent to POST /v1/audits
-// (which stores nothing). The verdict and every check are shown; for a record that fails, its events are
-// listed with the first bad one marked (data-seq is the event's position in the file, as the report counts).
-import {ApiError, api} from "../lib/api.js";
-import {showChecks} from "../lib/audit.js";
+// /audit: verify a file, as anyone can: a game's record or a tournament's archive. A record is verified in
+// this browser (lib/verify.js: the JavaScript verifier, with the server's keys) and by POST /v1/audits
+// (which stores nothing, and re-runs the rules); an archive by the server only. Both verdicts and every
+// check are shown; for a record that fails, its events are listed with the first bad one marked (data-seq
+// is the event's position in the file, as the reports count).
+import {ApiError} from "../lib/api.js";
 import {fill, h} from "../lib/h.js";
+import {verifyTwice} from "../lib/verify.js";
 
 const root = document.getElementById("app");
 
@@ -17,8 +19,10 @@ function start() {
   }}, h("span", {}, "Choose a file, or drop it here: a game's record (", h("code", {}, "GET /v1/games/{id}/record"),
     ") or a tournament's archive (", h("code", {}, "GET /v1/tournaments/{id}/record"), ")."), input);
   fill(root, h("h1", {}, "Verify a record"),
-    h("p", {}, "The server re-derives every event from the rules, checks the hash chain and every commitment, and says whether the result is proven. It keeps nothing. The same checks run offline with ",
-      h("code", {}, "kifu verify"), " and ", h("code", {}, "kifu verify-tournament"), "."),
+    h("p", {}, "A game's record is verified twice. In this browser, the JavaScript verifier (",
+      h("a", {href: "/app/verifier/kifu-verify.mjs"}, "kifu-verify.mjs"), ") checks the hash chain, every commitment, the deal re-derived from the seed, the server's signature (against ",
+      h("code", {}, "GET /v1/keys"), ") and the record's place in the transparency log. The server re-runs the rules: every event re-derived, the result proven. It keeps nothing. A tournament's archive is verified by the server. The same checks run offline with ",
+      h("code", {}, "kifu verify"), ", ", h("code", {}, "kifu verify-tournament"), " and ", h("code", {}, "node kifu-verify.mjs"), "."),
     drop, h("div", {class: "verdict", role: "status", "aria-live": "polite"}), h("div", {class: "audited"}));
 }
 
@@ -27,9 +31,11 @@ async function verify(file) {
   const audited = root.querySelector(".audited");
   fill(audited);
   delete verdict.dataset.verdict;
+  let text;
   let body;
   try {
-    body = JSON.parse(await file.text());
+    text = await file.text();
+    body = JSON.parse(text);
   } catch (error) {
     verdict.dataset.verdict = "failed";
     verdict.textContent = `✘ ${file.name} is not JSON: ${error.message}`;
@@ -37,9 +43,9 @@ async function verify(file) {
   }
   verdict.textContent = `Verifying ${file.name}…`;
   try {
-    const report = await api("/v1/audits", {method: "POST", body});
-    showChecks(verdict, report);
-    fill(audited, describe(body, report));
+    const archive = body !== null && typeof body === "object" && body.format === "kifu-tournament/1";
+    const result = await verifyTwice(verdict, text, {archive}); // the file's exact text, to both verifiers
+    fill(audited, describe(body, result));
   } catch (error) {
     verdict.textContent = error instanceof ApiError ? error.message : String(error);
   }

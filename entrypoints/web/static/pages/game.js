@@ -5,9 +5,9 @@
 // follows the step, so any position can be shared. The table carries data-step and data-as; every card
 // data-card (tests and outside checks rely on these).
 import {ApiError, api, newKey, tokens} from "../lib/api.js";
-import {showChecks} from "../lib/audit.js";
 import {fill, h, morph} from "../lib/h.js";
 import {buttonsOnly} from "../lib/picks.js";
+import {getText, verifyTwice} from "../lib/verify.js";
 
 const STEPS_PAGE = 1000; // the most GET /steps answers at once
 const GAMES = ["san-ban", "nin-nal", "kiri-ai", "san-ni-ichi", "front-line"];
@@ -161,10 +161,12 @@ function fillLog(log, ctx) {
   log.dataset.count = String(page.events.length);
 }
 
-// The record: download it, or have the server verify it (POST /v1/audits, what anyone can do with the
-// file) and see the verdict, with the first bad event marked in the log.
+// The record: download it, or verify it (lib/verify.js): in this browser with the JavaScript verifier
+// (chain, commitments, deal, signature, log inclusion), and by the server (POST /v1/audits, what anyone can
+// do with the file: the rules re-run). Both verdicts are shown, combined in .verdict's data-verdict, with
+// the first bad event either names marked in the log.
 function auditPanel() {
-  const verdict = h("p", {class: "verdict", role: "status"});
+  const verdict = h("div", {class: "verdict", role: "status"});
   const download = async () => {
     const record = await api(`/v1/games/${gameId}/record`, {token: page.token});
     const link = h("a", {href: URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], {type: "application/json"})),
@@ -174,10 +176,11 @@ function auditPanel() {
     link.remove();
   };
   const verify = async () => {
+    delete verdict.dataset.verdict;
     verdict.textContent = "Verifying…";
-    const record = await api(`/v1/games/${gameId}/record`, {token: page.token});
-    const report = await api("/v1/audits", {method: "POST", body: record});
-    showVerdict(verdict, report);
+    const text = await getText(`/v1/games/${gameId}/record`, {token: page.token}); // as text: the exact bytes
+    const {first_bad_event: bad} = await verifyTwice(verdict, text);
+    markBad(bad);
   };
   const failed = (error) => { verdict.textContent = error instanceof ApiError ? error.message : String(error); };
   return h("section", {class: "audit", "aria-label": "Audit"}, h("h2", {}, "Record"),
@@ -185,10 +188,9 @@ function auditPanel() {
     h("button", {type: "button", "data-verify": "", on: {click: () => verify().catch(failed)}}, "Verify it"), verdict);
 }
 
-function showVerdict(el, report) {
-  showChecks(el, report);
+function markBad(seq) {
   for (const item of document.querySelectorAll(".log li.bad")) item.classList.remove("bad");
-  if (report.first_bad_event) document.querySelector(`.log li[data-seq='${report.first_bad_event}']`)?.classList.add("bad");
+  if (seq) document.querySelector(`.log li[data-seq='${seq}']`)?.classList.add("bad");
 }
 
 // Playing, with this tab's seat token: the seat's legal actions (GET /actions) become clickable on the

@@ -1,0 +1,139 @@
+"""The transparency log and the signing keys on a real Redis (and a real Redis Cluster): every head,
+inclusion proof and consistency proof the log answers verifies by RFC 9162's algorithms against a tree
+rebuilt from its entries; an append is idempotent and safe from several processes at once; every head
+is signed by a published key; a rotated key stays published, retired, and what it signed verifies."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from adapters.signing_keys import FileSigning, KeyRegistry, load_or_create, rotate
+from adapters.transparency_log import TransparencyLog
+from domain.canonical import canonical_json
+from domain.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
+from domain.signatures import check_signature, log_head_statement, sealed_game_statement, valid_at
+from service.ports import BadTreeSize, NotLogged
+
+NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def client(request: pytest.FixtureRequest) -> Any:
+    if request.param == "cluster":
+        request.applymarker(pytest.mark.cluster)
+        return request.getfixturevalue("cluster_client")
+    return request.getfixturevalue("redis_client")
+
+
+def signing(client: Any, tmp_path: Path, clock: Any = lambda: NOW) -> FileSigning:
+    return FileSigning(tmp_path / "key.pem", KeyRegistry(client), clock)
+
+
+def sealed(signer: FileSigning, n: int) -> dict[str, Any]:
+    statement = sealed_game_statement(f"g{n}", 40 + n, f"{n:064x}", "2026-11-26T12:00:00.000Z")
+    return signer.sign(statement)
+
+
+def test_every_head_and_proof_verifies_against_the_tree_of_its_entries(client: Any, tmp_path: Path) -> None:
+    keys = signing(client, tmp_path)
+    log = TransparencyLog(client, keys)
+    signatures = [sealed(keys, n) for n in range(13)]
+    assert [log.add(s) for s in signatures] == list(range(13))
+    leaves = [leaf_hash(canonical_json(e["signature"]["statement"])) for e in log.entries(0, 100)]
+    assert len(leaves) == 13
+    jwks = keys.keys()
+    for size in range(14):
+        head = log.head(size)
+        root = root_of(leaves[:size])
+        assert head["size"] == size and head["root"] == root.hex()
+        assert head["signature"]["statement"] == log_head_statement(size, root.hex())
+        check_signature(head["signature"], jwks)
+        for first in range(size + 1):
+            proof = log.consistency(first, size)
+            path = [bytes.fromhex(h) for h in proof["path"]]
+            assert verify_consistency(first, size, root_of(leaves[:first]), root, path)
+        for n in range(size):
+            proof = log.inclusion(f"g{n}", size)
+            path = [bytes.fromhex(h) for h in proof["path"]]
+            assert proof["index"] == n and verify_inclusion(leaves[n], n, size, path, root)
+            assert not verify_inclusion(leaf_hash(b"another game"), n, size, path, root)
+
+
+def test_a_game_is_logged_once_and_the_log_refuses_what_it_cannot_prove(client: Any, tmp_path: Path) -> None:
+    keys = signing(client, tmp_path)
+    log = TransparencyLog(client, keys)
+    first = sealed(keys, 1)
+    assert log.add(first) == 0
+    assert log.add(sealed(keys, 2)) == 1
+    assert log.add(first) == 0  # again: its first index, nothing appended
+    assert log.size() == 2
+    with pytest.raises(NotLogged):
+        log.inclusion("g9")
+    with pytest.raises(NotLogged):
+        log.inclusion("g2", size=1)  # logged after the tree of 1
+    for bad in ((0, 3), (2, 1), (-1, 2)):
+        with pytest.raises(BadTreeSize):
+            log.consistency(*bad)
+    with pytest.raises(BadTreeSize):
+        log.head(3)
+
+
+def test_appends_from_several_processes_at_once_lose_nothing_and_log_nothing_twice(client: Any, tmp_path: Path) -> None:
+    keys = signing(client, tmp_path)
+    signatures = [sealed(keys, n) for n in range(40)]
+    logs = [TransparencyLog(client, keys) for _ in range(4)]
+
+    def add_all(log: TransparencyLog, order: list[dict[str, Any]]) -> None:
+        for s in order:
+            log.add(s)
+
+    threads = [
+        threading.Thread(target=add_all, args=(log, signatures[i::2] + signatures)) for i, log in enumerate(logs)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    entries = logs[0].entries(0, 100)
+    assert sorted(e["game"] for e in entries) == sorted(f"g{n}" for n in range(40))
+    leaves = [leaf_hash(canonical_json(e["signature"]["statement"])) for e in entries]
+    assert logs[0].head()["root"] == root_of(leaves).hex()
+
+
+def test_the_key_file_is_private_and_two_processes_agree_on_it(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "signing-key.pem"
+    keys = [load_or_create(path), load_or_create(path)]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert keys[0].private_bytes_raw() == keys[1].private_bytes_raw()
+
+
+def test_a_rotated_key_stays_published_retired_and_what_it_signed_still_verifies(
+    redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    clock = [NOW]
+    keys = FileSigning(tmp_path / "key.pem", KeyRegistry(redis_client), lambda: clock[0])
+    old = keys.sign(sealed_game_statement("g1", 9, "a" * 64, "2026-11-26T12:00:00.000Z"))
+    clock[0] = NOW + timedelta(days=30)
+    rotate(keys.path, keys.registry, clock[0])
+    os.utime(keys.path, ns=(1, 1))  # whatever the file system's timestamp resolution, the file changed
+    new = keys.sign(sealed_game_statement("g2", 9, "b" * 64, "2026-12-26T12:00:00.000Z"))
+    assert new["kid"] != old["kid"]
+    jwks = keys.keys()
+    by_kid = {k["kid"]: k for k in jwks["keys"]}
+    assert by_kid[old["kid"]]["status"] == "retired" and by_kid[old["kid"]]["valid_until"] == "2026-12-26T12:00:00.000Z"
+    assert by_kid[new["kid"]]["status"] == "active" and by_kid[new["kid"]]["valid_until"] is None
+    assert check_signature(old, jwks)["kid"] == old["kid"]  # the old record verifies against the retired key
+    assert check_signature(new, jwks)["kid"] == new["kid"]
+    retired = by_kid[old["kid"]]
+    assert valid_at(retired, "2026-12-26T12:09:59.000Z")  # sealed within the grace: a process not restarted yet
+    assert not valid_at(retired, "2026-12-26T12:10:01.000Z")  # after it: the retired key vouches for nothing
+    assert valid_at(by_kid[new["kid"]], "2036-11-26T12:00:00.000Z")  # the active key: no end yet
