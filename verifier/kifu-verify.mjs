@@ -1440,6 +1440,7 @@ async function runBatch(stdin, stdout, keys, window = 8) {
       rest = rest.subarray(nl + 1);
       await flush(window);
     }
+    await flush(0); // every whole line read so far is answered before waiting for more input
   }
   if (rest.length) pending.push(verifyBytes(rest, keys));
   await flush(0);
