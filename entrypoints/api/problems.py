@@ -105,10 +105,10 @@ KINDS: dict[str, Kind] = {
         ),
         Kind(
             "bad-tree-size",
-            400,
-            "No such tree size",
-            "The transparency log cannot answer for this tree size or range: a size beyond the log's current "
-            "one (`GET /v1/log/head`), or `first` greater than `second`.",
+            404,
+            "No such tree or proof",
+            "The transparency log has no tree of this size yet (it is beyond the log's current size: "
+            "`GET /v1/log/head`), or no consistency proof from a larger tree to a smaller one.",
         ),
         Kind(
             "method-not-allowed",

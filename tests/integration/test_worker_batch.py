@@ -73,7 +73,9 @@ def assert_played_once_each(kifu: Kifu, game_id: str) -> None:
     """The game is over and verified; each seat moved once per turn, and each move was appended with the
     key of the very turn it answers (``bot:<turn>``): no duplicate, and no late job's move."""
     assert kifu.games.view(game_id, None)["status"] == "finished"
-    assert kifu.games.audit(game_id)["verified"], [c for c in kifu.games.audit(game_id)["checks"] if not c["ok"]]
+    report = kifu.games.audit(game_id)
+    assert report["verified"] and report["signed"] == "checked", [c for c in report["checks"] if not c["ok"]]
+    assert kifu.games.record(game_id)["signature"]["statement"]["game"] == game_id  # a bot's last move signs too
     played = moves(kifu, game_id)
     assert len({(seat, turn) for seat, turn, _seq in played}) == len(played)
     for seat, turn, seq in played:
