@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+import redis
 
 from adapters.redis_client import AnyRedis
 from domain.canonical import canonical_json
@@ -37,7 +39,7 @@ from domain.merkle import (
     subtree_from_nodes,
 )
 from domain.signatures import log_head_statement
-from service.ports import BadTreeSize, NotLogged, Signing
+from service.ports import BadTreeSize, NotLogged, Signing, WriteUnconfirmed
 
 PREFIX = "kifu:{tlog}"
 MAX_ENTRIES = 256  # per GET /v1/log/entries
@@ -63,10 +65,17 @@ return {0, size}
 class TransparencyLog:
     """The log on ``client`` (one Redis or a cluster); tree heads signed by ``signing`` (``Notary``)."""
 
-    def __init__(self, client: AnyRedis, signing: Signing, prefix: str = PREFIX) -> None:
+    def __init__(
+        self, client: AnyRedis, signing: Signing, prefix: str = PREFIX, wait_replicas: int = 0, wait_ms: int = 1000
+    ) -> None:
+        """``wait_replicas``: as the game logs' appends (``adapters.redis_store``), an append is confirmed by
+        that many replicas (``WAIT`` on the connection that wrote it) within ``wait_ms``, else
+        ``WriteUnconfirmed``: a log entry lost in a failover would make the log shrink, which every
+        monitor takes for a forgery."""
         self.client = client
         self.signing = signing
         self.keys = [f"{prefix}:{name}" for name in ("leaves", "index", "nodes", "frontier", "heads")]
+        self.wait_replicas, self.wait_ms = wait_replicas, wait_ms
         self._append = client.register_script(_APPEND)
 
     # -- the one write --------------------------------------------------------------
@@ -91,13 +100,28 @@ class TransparencyLog:
             root = frontier_root(new_frontier)
             head = self._signed_head(size + 1, root.hex())
             pairs = [x for (level, i), h in new_nodes for x in (f"{level}:{i}", h.hex())]
-            status, value = self._append(
-                keys=self.keys,
-                args=[size, game, entry, json.dumps([h.hex() for h in new_frontier]), json.dumps(head), *pairs],
-            )
+            args = [size, game, entry, json.dumps([h.hex() for h in new_frontier]), json.dumps(head), *pairs]
+            status, value = self._write(args)
             if status in (0, 1):
                 return int(value)
         raise RuntimeError(f"the transparency log kept moving: {MAX_RETRIES} tries to log {game}")
+
+    def _write(self, args: list[Any]) -> tuple[int, int]:
+        """The append script; with ``wait_replicas``, then ``WAIT`` on the same connection (one pipeline
+        to the server that holds the log: on a cluster, the master of its slot)."""
+        if not self.wait_replicas:
+            status, value = self._append(keys=self.keys, args=args)
+            return int(status), int(value)
+        server: Any = self.client
+        if isinstance(self.client, redis.RedisCluster):
+            server = cast(Any, self.client).get_node_from_key(self.keys[0]).redis_connection
+        pipe = server.pipeline(transaction=False)
+        self._append(keys=self.keys, args=args, client=pipe)
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+        (status, value), confirmed = pipe.execute()
+        if int(status) == 0 and int(confirmed) < self.wait_replicas:
+            raise WriteUnconfirmed(f"log entry {value}: {confirmed} of {self.wait_replicas} replicas confirmed it")
+        return int(status), int(value)
 
     def _signed_head(self, size: int, root: str) -> dict[str, Any]:
         return {"size": size, "root": root, "signature": self.signing.sign(log_head_statement(size, root))}

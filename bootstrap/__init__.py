@@ -150,7 +150,11 @@ def build(
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
     logs = events.client if events is not None else client
     signing = signing or FileSigning(key_file(), KeyRegistry(logs), utc_now)
-    notary = TransparencyLog(logs, signing)
+    notary = (
+        TransparencyLog(logs, signing, wait_replicas=events.wait_replicas, wait_ms=events.wait_ms)
+        if events is not None
+        else TransparencyLog(logs, signing)
+    )
     games = GameService(
         store, memory, snapshots=Snapshots(client, store).load, scheduler=sched, signing=signing, notary=notary
     )

@@ -20,7 +20,7 @@ from adapters.transparency_log import TransparencyLog
 from domain.canonical import canonical_json
 from domain.merkle import leaf_hash, root_of, verify_consistency, verify_inclusion
 from domain.signatures import check_signature, log_head_statement, sealed_game_statement, valid_at
-from service.ports import BadTreeSize, NotLogged
+from service.ports import BadTreeSize, NotLogged, WriteUnconfirmed
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
 
@@ -137,3 +137,16 @@ def test_a_rotated_key_stays_published_retired_and_what_it_signed_still_verifies
     assert valid_at(retired, "2026-12-26T12:09:59.000Z")  # sealed within the grace: a process not restarted yet
     assert not valid_at(retired, "2026-12-26T12:10:01.000Z")  # after it: the retired key vouches for nothing
     assert valid_at(by_kid[new["kid"]], "2036-11-26T12:00:00.000Z")  # the active key: no end yet
+
+
+@pytest.mark.cluster
+def test_on_a_cluster_an_append_waits_for_a_replica_and_without_one_it_is_unconfirmed(
+    cluster_client: redis.RedisCluster, redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    keys = signing(cluster_client, tmp_path)
+    log = TransparencyLog(cluster_client, keys, wait_replicas=1, wait_ms=2000)
+    assert [log.add(sealed(keys, n)) for n in range(3)] == [0, 1, 2]  # each confirmed by the slot's replica
+    alone = TransparencyLog(redis_client, signing(redis_client, tmp_path), wait_replicas=1, wait_ms=50)
+    with pytest.raises(WriteUnconfirmed):
+        alone.add(sealed(keys, 9))  # written, but no replica to confirm it
+    assert alone.add(sealed(keys, 9)) == 0  # asked again: it is there, logged once
