@@ -1,5 +1,5 @@
 """The ``kifu`` command: serve, worker, projector, sweeper, run, verify, verify-tournament, keys rotate,
-log-monitor, rebuild-projections, bench, play."""
+log-monitor, export, rebuild-projections, bench, play."""
 
 from __future__ import annotations
 
@@ -233,6 +233,48 @@ def _against_log(report: dict[str, Any], record: Any, url: str, keys: dict[str, 
         named = [x for x in (report["first_bad_event"], end) if x is not None]
         report["first_bad_event"] = min(named) if named else None
     report["checks"].append(check)
+
+
+@main.command("export")
+@click.argument("url")
+@click.option("--out", "out", default="-", show_default=True, help="the file to write (- for stdout)")
+@click.option(
+    "--csv", "as_csv", is_flag=True, help="one row per decision (domain/decisions.py), not one record per line"
+)
+@click.option("--game", default=None, help="only this game (san-ban, nin-nal, ...)")
+@click.option("--player", default=None, help="only games with a seat of this name")
+@click.option("--tournament", default=None, help="only this tournament's games")
+@click.option("--since", default=None, help="created at or after (RFC 3339 time or date)")
+@click.option("--until", default=None, help="created before (RFC 3339 time or date)")
+@click.option("--limit", default=100, show_default=True, help="at most this many games (10,000 at most)")
+def export(url: str, out: str, as_csv: bool, **filters: Any) -> None:
+    """Download finished games from a server (GET /v1/games/export): NDJSON records as served, or a CSV
+    of one row per decision for pandas or polars (docs/analysis.md)."""
+    import csv
+    import json
+
+    import requests
+
+    from domain.decisions import COLUMNS, decision_rows
+
+    params = {k: v for k, v in filters.items() if v is not None}
+    answer = requests.get(f"{url.rstrip('/')}/v1/games/export", params=params, stream=True, timeout=60)
+    if answer.status_code != 200:
+        raise click.ClickException(f"GET /v1/games/export answered {answer.status_code}: {answer.text[:300]}")
+    games = 0
+    with click.open_file(out, "w", encoding="utf-8") as sink:
+        writer = csv.DictWriter(sink, COLUMNS, lineterminator="\n") if as_csv else None
+        if writer is not None:
+            writer.writeheader()
+        for line in answer.iter_lines():
+            if not line:
+                continue
+            games += 1
+            if writer is None:
+                sink.write(line.decode() + "\n")
+            else:
+                writer.writerows(decision_rows(json.loads(line)))
+    click.echo(f"{games} games exported", err=True)
 
 
 @main.group()

@@ -1,16 +1,22 @@
 """The games resource: create, list, view, act, events (and SSE), replay (a step, or pages of steps), record,
-audit."""
+audit, and the export of finished games (NDJSON)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
 from marshmallow import ValidationError
 
 from entrypoints.api import limits
 from entrypoints.api.body import idempotency_key, json_object, whole_number
+from entrypoints.api.compression import accepts_gzip
 from entrypoints.api.context import bearer_token, commands, games, kifu
 from entrypoints.api.schemas import (
+    EXPORT_QUERY_SCHEMA,
     MAX_SEQ,
     ActionSchema,
     CreateGameSchema,
@@ -22,6 +28,7 @@ from entrypoints.api.schemas import (
     StreamQuerySchema,
 )
 from entrypoints.api.sse import Timing, event_stream
+from projections.export import ExportFilter, finished_records
 from service.commands import Answer, CreateGame, JoinSeat, TakeAction
 from service.reader import Caller
 
@@ -54,6 +61,19 @@ def create_game() -> ResponseReturnValue:
 def list_games() -> ResponseReturnValue:
     query = LIST_QUERY_SCHEMA.load(request.args.to_dict())
     return jsonify(kifu().games_list.query(**query))
+
+
+@bp.get("/export")
+def export_games() -> ResponseReturnValue:
+    """Finished games as NDJSON, one record a line (``projections.export``); gzip for a client that takes it."""
+    query = EXPORT_QUERY_SCHEMA.load(request.args.to_dict())
+    records = finished_records(kifu().games_list, games(), ExportFilter(**query))
+    lines: Iterator[bytes] = (json.dumps(record, ensure_ascii=False).encode() + b"\n" for record in records)
+    headers = {"Content-Disposition": 'attachment; filename="kifu-games.ndjson"', "Vary": "Accept-Encoding"}
+    if accepts_gzip():
+        headers["Content-Encoding"] = "gzip"
+        lines = gzipped(lines)
+    return Response(stream_with_context(lines), mimetype="application/x-ndjson", headers=headers)
 
 
 @bp.get("/<game_id>")
@@ -159,3 +179,11 @@ def record(game_id: str) -> ResponseReturnValue:
 def audit(game_id: str) -> ResponseReturnValue:
     _caller(game_id)
     return jsonify(games().audit(game_id))
+
+
+def gzipped(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """One gzip stream of ``chunks``, each flushed as it comes (a long export starts at once)."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: the gzip format
+    for chunk in chunks:
+        yield packer.compress(chunk) + packer.flush(zlib.Z_SYNC_FLUSH)
+    yield packer.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -300,3 +301,26 @@ LOG_HEAD_QUERY_SCHEMA = LogHeadQuerySchema()
 INCLUSION_QUERY_SCHEMA = InclusionQuerySchema()
 CONSISTENCY_QUERY_SCHEMA = ConsistencyQuerySchema()
 ENTRIES_QUERY_SCHEMA = EntriesQuerySchema()
+
+
+def _moment(text: str) -> None:
+    """An RFC 3339 time or a date (``2026-11-26``), as ``since`` and ``until`` take."""
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError("an RFC 3339 time (2026-11-26T12:00:00Z) or a date (2026-11-26)") from None
+
+
+class ExportQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    game = fields.String(load_default=None, validate=validate.Length(max=64))
+    player = fields.String(load_default=None, validate=validate.Length(max=64))
+    tournament = fields.String(load_default=None, validate=validate.Length(max=64))
+    since = fields.String(load_default=None, validate=_moment, metadata={"description": "created at or after"})
+    until = fields.String(load_default=None, validate=_moment, metadata={"description": "created before"})
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=10_000))
+
+
+EXPORT_QUERY_SCHEMA = ExportQuerySchema()
