@@ -1158,26 +1158,27 @@ async function checkRecordSignature(record, events, keys) {
   const pos = events.length;
   const signature = get(record, "signature");
   if (signature === MISSING) {
-    if (keys) throw new Failure("the record is not signed, and keys were given", pos);
+    if (record.has("inclusion")) throw new Failure("an inclusion proof, but no signature to prove", pos, "inclusion");
+    if (keys) throw new Failure("the record is not signed, and keys were given", pos, "signature");
     return "none: an unsigned record (an older one)";
   }
-  if (!isSealed(events)) throw new Failure("only a sealed record carries a signature", pos);
+  if (!isSealed(events)) throw new Failure("only a sealed record carries a signature", pos, "signature");
   const problem = signatureShapeProblem(signature);
-  if (problem) throw new Failure(`signature: ${problem}`, pos);
+  if (problem) throw new Failure(`signature: ${problem}`, pos, "signature");
   const want = sealedStatement(events);
   if (!same(signature.get("statement"), want)) {
-    const [where, expected] = firstDifference(want, signature.get("statement"));
-    throw new Failure(`the signed statement's ${where} should be ${short(expected)} (the end of the log)`, pos);
+    const [where, expected] = firstDifference(want, signature.get("statement"), "signature.statement");
+    throw new Failure(`${where} should be ${short(expected)} (the end of the log)`, pos, where);
   }
   if (!keys) return "the statement is this game's end; the signature is NOT CHECKED (no keys)";
   let jwk;
   try {
     jwk = await checkSignature(signature, keys);
   } catch (err) {
-    throw new Failure(err.message, pos);
+    throw new Failure(err.message, pos, "signature");
   }
   if (!validAt(jwk, want.get("sealed_at"))) {
-    throw new Failure(`key ${signature.get("kid")} was not valid when the game was sealed`, pos);
+    throw new Failure(`key ${signature.get("kid")} was not valid when the game was sealed`, pos, "signature");
   }
   return `signed by key ${signature.get("kid")}, valid when the game was sealed`;
 }
@@ -1290,13 +1291,17 @@ async function checkInclusion(record, events, keys) {
   const signature = get(record, "signature");
   const keysOk = isMap(proof) && proof.size === 4 && ["index", "size", "path", "head"].every((k) => proof.has(k));
   if (!keysOk || !isSize(proof.get("index")) || !isSize(proof.get("size")) || !isHexList(proof.get("path"))) {
-    throw new Failure("inclusion is {index, size, path, head} with integer index and size and 64-hex path", pos);
+    const shape = "inclusion is {index, size, path, head} with integer index and size and 64-hex path";
+    throw new Failure(shape, pos, "inclusion");
   }
-  if (signatureShapeProblem(signature) !== null) throw new Failure("inclusion proves a signature the record lacks", pos);
+  // the leaf is the signed statement: the signature's other members are the signature check's business
+  if (!isMap(signature) || !signature.has("statement")) {
+    throw new Failure("inclusion proves a signature the record lacks", pos, "inclusion");
+  }
   const head = proof.get("head");
-  const headProblem = await verifyLogHead(head, keys);
-  if (headProblem) throw new Failure(headProblem, pos);
-  if (!same(head.get("size"), proof.get("size"))) throw new Failure("the head's size is not the proof's", pos);
+  const shapeProblem = await verifyLogHead(head, undefined);
+  if (shapeProblem) throw new Failure(shapeProblem, pos, "inclusion");
+  if (!same(head.get("size"), proof.get("size"))) throw new Failure("the head's size is not the proof's", pos, "inclusion");
   const ok = await verifyInclusion({
     leafHash: await leafHash(canonicalJSON(signature.get("statement"))),
     index: proof.get("index"),
@@ -1304,7 +1309,9 @@ async function checkInclusion(record, events, keys) {
     path: proof.get("path"),
     root: head.get("root"),
   });
-  if (!ok) throw new Failure("the audit path does not prove the signed statement in the head", pos);
+  if (!ok) throw new Failure("the audit path does not prove the signed statement in the head", pos, "inclusion");
+  const signedProblem = keys ? await verifyLogHead(head, keys) : null;
+  if (signedProblem) throw new Failure(signedProblem, pos, "inclusion.head.signature");
   const where = `leaf ${proof.get("index")} of ${proof.get("size")}`;
   return keys ? `${where}, the head signed` : `${where}; the head's signature NOT CHECKED (no keys)`;
 }

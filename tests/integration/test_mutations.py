@@ -85,6 +85,8 @@ def _rejections(report: Report) -> list[str]:
         problems.append(f"null classes {dict(report.total.nulls)}, games {sorted(report.games)}")
     if counts["in progress"] == 0:
         problems.append("no honest truncation was drawn")
+    if counts["same bad field"] != COUNT:  # and the same field at fault, where one is named
+        problems.append(f"bad_field differs: {dict(report.other_bad_field)}")
     return problems
 
 
