@@ -504,7 +504,7 @@ def _check_rederivation(events: Sequence[Mapping[str, Any]], sealed: bool) -> st
     """The opening is what the seed (or the fixed deal) deals, and every later event what the rules
     derive from the recorded actions and choices; a sealed log ends with the seal, after the result."""
     n_setup = next((i for i, e in enumerate(events) if e["type"] in (*ACTS, engine.GAME_SEALED)), len(events))
-    seed = events[-1]["data"]["seed"] if sealed else None
+    seed = events[-1]["data"].get("seed") if sealed else None  # a seal without one: the seal is named below
     if seed is not None and _seed_matches(seed, events[0]["data"].get("seed_hash")):
         table = _dealt_opening(events, n_setup, seed)
     else:  # the seed check names a wrong seed; without one the deal cannot be re-derived
