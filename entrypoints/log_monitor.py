@@ -85,10 +85,7 @@ class Monitor:
         self.http = session or requests.Session()
 
     def get(self, path: str, **params: Any) -> Any:
-        answer = self.http.get(f"{self.url}{path}", params=params, timeout=30)
-        if answer.status_code != 200:
-            raise Alarm(f"GET {path} {params or ''} answered {answer.status_code}: {answer.text[:300]}")
-        return answer.json()
+        return fetch(self.http, self.url, path, **params)
 
     def keys(self) -> Mapping[str, Any]:
         """The keys to trust: given, else the server's as first seen (pinned in the state)."""
@@ -206,6 +203,14 @@ class Monitor:
         self.state.finished_checked = sorted(checked)
 
 
+def fetch(http: requests.Session, base: str, path: str, **params: Any) -> Any:
+    """``GET base + path``'s JSON; any other answer than 200 is an ``Alarm`` (the log must answer)."""
+    answer = http.get(f"{base}{path}", params=params, timeout=30)
+    if answer.status_code != 200:
+        raise Alarm(f"GET {path} {params or ''} answered {answer.status_code}: {answer.text[:300]}")
+    return answer.json()
+
+
 def _check_head(head: Mapping[str, Any], keys: Mapping[str, Any]) -> None:
     try:
         check_signature(head["signature"], keys)
@@ -227,14 +232,10 @@ def follow(monitor: Monitor, interval_s: float, once: bool) -> None:
 def check_in_log(record: Mapping[str, Any], url: str, keys: Mapping[str, Any]) -> str:
     """``kifu verify --log URL``: the record's game is in the server's current signed tree head, and that
     head extends the one the record's inclusion proof is against. Raises ``Alarm`` saying what fails."""
-    base = url.rstrip("/")
-    http = requests.Session()
+    base, http = url.rstrip("/"), requests.Session()
 
     def get(path: str, **params: Any) -> Any:
-        answer = http.get(f"{base}{path}", params=params, timeout=30)
-        if answer.status_code != 200:
-            raise Alarm(f"GET {path} answered {answer.status_code}: {answer.text[:300]}")
-        return answer.json()
+        return fetch(http, base, path, **params)
 
     if "signature" not in record or "inclusion" not in record:
         raise Alarm("the record carries no signature or no inclusion proof to check against the log")

@@ -409,8 +409,20 @@ class TournamentService:
             envs = [withheld_envelope(e) for e in envs]
         started = [tb.game for tb in t.tables if tb.game is not None]
         shown = [g for g in started if complete or not self.games.held(g)]
-        log_head = self.games.log_all(shown)  # one signed tree head that every sealed game is in
-        games = [self.games.record(g, log_head) for g in shown]
+        return self._archive(tid, head, complete, envs, shown, self.games.record)
+
+    def _archive(
+        self,
+        tid: str,
+        head: Head,
+        complete: bool,
+        envs: list[dict[str, Any]],
+        game_ids: list[str],
+        record: Callable[[str, Mapping[str, Any] | None], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """An archive of the log ``envs`` at ``head`` and the games' ``record`` (as served, or whole for the
+        audit): signed, with one signed tree head that every sealed game among them is proven in."""
+        log_head = self.games.log_all(game_ids)
         log = {"id": tid, "head": head.hash, "events": envs}
         archive: dict[str, Any] = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log}
         if not complete:
@@ -419,7 +431,7 @@ class TournamentService:
             archive["signature"] = self.games.signing.sign(tournament_statement(tid, head.version, head.hash, complete))
         if log_head is not None:
             archive["log_head"] = log_head
-        archive["games"] = games
+        archive["games"] = [record(g, log_head) for g in game_ids]
         return archive
 
     def audit(self, tid: str) -> dict[str, Any]:
@@ -428,15 +440,7 @@ class TournamentService:
         t, head = self.load(tid)
         envs = list(self.store.read_all(tid))
         started = [tb.game for tb in t.tables if tb.game is not None]
-        log_head = self.games.log_all(started)
-        log = {"id": tid, "head": head.hash, "events": envs}
-        complete = t.status == FINISHED
-        archive: dict[str, Any] = {"format": ARCHIVE_FORMAT, "complete": complete, "tournament": log}
-        if self.games.signing is not None:
-            archive["signature"] = self.games.signing.sign(tournament_statement(tid, head.version, head.hash, complete))
-        if log_head is not None:
-            archive["log_head"] = log_head
-        archive["games"] = [self.games.full_record(g, log_head) for g in started]
+        archive = self._archive(tid, head, t.status == FINISHED, envs, started, self.games.full_record)
         keys = self.games.keys() if self.games.signing else None
         report = verify_archive(archive, unfinished_ok=True, keys=keys, unsigned_ok=True)
         if t.status != FINISHED:

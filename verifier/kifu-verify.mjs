@@ -1318,7 +1318,7 @@ async function checkInclusion(record, events, keys) {
 
 // ---------------------------------------------------------------- the report
 
-/** Verify one record given as JSON text; `keys` is a parsed JWK set or undefined. */
+/** Verify one record given as JSON text (a string, or UTF-8 bytes); `keys` is a parsed JWK set or undefined. */
 export async function verifyRecord(recordText, { keys } = {}) {
   let record;
   try {
@@ -1421,17 +1421,6 @@ function batchLine(report) {
   });
 }
 
-async function verifyBytes(bytes, keys) {
-  let record;
-  try {
-    record = parseStrictJSON(bytes);
-  } catch (err) {
-    if (!(err instanceof StrictJSONError)) throw err;
-    return notJSONReport(err.message);
-  }
-  return verifyParsed(record, keys);
-}
-
 /** NDJSON in, one JSON line out per line, in order; up to `window` records verified at once. */
 async function runBatch(stdin, stdout, keys, window = 8) {
   const pending = [];
@@ -1443,13 +1432,13 @@ async function runBatch(stdin, stdout, keys, window = 8) {
     rest = Buffer.concat([rest, chunk]);
     let nl;
     while ((nl = rest.indexOf(10)) >= 0) {
-      pending.push(verifyBytes(rest.subarray(0, nl), keys));
+      pending.push(verifyRecord(rest.subarray(0, nl), { keys }));
       rest = rest.subarray(nl + 1);
       await flush(window);
     }
     await flush(0); // every whole line read so far is answered before waiting for more input
   }
-  if (rest.length) pending.push(verifyBytes(rest, keys));
+  if (rest.length) pending.push(verifyRecord(rest, { keys }));
   await flush(0);
 }
 
@@ -1486,7 +1475,7 @@ async function main(argv) {
     console.error(`usage: no such file: ${args[0]} (${err.code})`);
     return 2;
   }
-  return printReport(await verifyBytes(bytes, keys), keys);
+  return printReport(await verifyRecord(bytes, { keys }), keys);
 }
 
 async function startedAsScript() {

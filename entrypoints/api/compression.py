@@ -16,6 +16,8 @@ tomorrow). The figures behind the threshold and the level are in ``docs/performa
 from __future__ import annotations
 
 import gzip
+import zlib
+from collections.abc import Iterable, Iterator
 
 from flask import Flask, Response, current_app, request
 
@@ -68,3 +70,12 @@ def gzip_answer(response: Response) -> Response:
     if etag and not weak:  # another encoding of the same content: no longer byte-for-byte the same
         response.set_etag(etag, weak=True)
     return response
+
+
+def gzipped(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """One gzip stream of a streamed answer's ``chunks``, each flushed as it comes (a long export starts
+    at once; ``gzip_answer`` leaves streamed answers alone)."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: the gzip format
+    for chunk in chunks:
+        yield packer.compress(chunk) + packer.flush(zlib.Z_SYNC_FLUSH)
+    yield packer.flush()

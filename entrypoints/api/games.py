@@ -4,8 +4,7 @@ audit, and the export of finished games (NDJSON)."""
 from __future__ import annotations
 
 import json
-import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
@@ -13,7 +12,7 @@ from marshmallow import ValidationError
 
 from entrypoints.api import limits
 from entrypoints.api.body import idempotency_key, json_object, whole_number
-from entrypoints.api.compression import accepts_gzip
+from entrypoints.api.compression import accepts_gzip, gzipped
 from entrypoints.api.context import bearer_token, commands, games, kifu
 from entrypoints.api.schemas import (
     EXPORT_QUERY_SCHEMA,
@@ -179,11 +178,3 @@ def record(game_id: str) -> ResponseReturnValue:
 def audit(game_id: str) -> ResponseReturnValue:
     _caller(game_id)
     return jsonify(games().audit(game_id))
-
-
-def gzipped(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """One gzip stream of ``chunks``, each flushed as it comes (a long export starts at once)."""
-    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: the gzip format
-    for chunk in chunks:
-        yield packer.compress(chunk) + packer.flush(zlib.Z_SYNC_FLUSH)
-    yield packer.flush()
