@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import redis
 from rq import Queue
 
+from adapters.analysis_store import RedisAnalyses
 from adapters.announcements import AppendFollower
 from adapters.redis_client import AnyRedis, connect_events
 from adapters.redis_store import DEFAULT_WAIT_MS, EventStore
@@ -28,6 +29,7 @@ from projections.projector import Projector, rebuild
 from projections.snapshots import Snapshots
 from projections.standings import StandingsModel
 from projections.tournaments_list import TournamentsList
+from service.analysis import AnalysisService
 from service.commands import Commands, utc_now
 from service.games import GameService
 from service.memory import GameMemory
@@ -50,6 +52,7 @@ class Kifu:
     games: GameService
     commands: Commands
     tournaments: TournamentService
+    analysis: AnalysisService
     streams: Streams
     games_list: GamesList
     standings: StandingsModel
@@ -162,6 +165,7 @@ def build(
         games=games,
         commands=games.commands,
         tournaments=TournamentService(store=store, games=games, reader=games.reader, scheduler=sched),
+        analysis=AnalysisService(games, RedisAnalyses(client), utc_now),
         streams=Streams(
             games=games,
             reader=games.reader,

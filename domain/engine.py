@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from domain import search
 from domain.canonical import canonical_json, same, sha256_hex
 from domain.contract import Game, Option, Pending, as_json, changed, result_from_scores
 from domain.errors import GameOver, IllegalAction, InvalidOptions, NoSuchSeat, NotYourTurn, SeatTaken
@@ -156,8 +157,9 @@ def player_counts(game: Game) -> str:
 
 
 def bot_levels(game: Game) -> list[str]:
-    """Bot levels a seat of ``game`` may use: ``random`` always, then the game's own."""
-    return ["random", *[level for level in game.bots if level != "random"]]
+    """Bot levels a seat of ``game`` may use: ``random`` always, then the game's own, then the search
+    levels (``domain.search``)."""
+    return ["random", *[level for level in game.bots if level != "random"], *search.levels_for(game)]
 
 
 def rules_versions(game: Game) -> tuple[str, ...]:

@@ -70,12 +70,21 @@ def serve(host: str, port: int, workers: int, access_log: bool) -> None:
 
 @main.command()
 @click.option("--burst", is_flag=True, help="stop when the queue is empty")
-def worker(burst: bool) -> None:
-    """Run an RQ worker (with the scheduler) for bot turns, move timeouts and tournament steps; it rides out
-    a Redis outage in its own process (``entrypoints.worker``)."""
+@click.option(
+    "--queue",
+    "queues",
+    multiple=True,
+    default=("kifu",),
+    show_default=True,
+    help="the RQ queue(s) to serve, first first: kifu (bot turns, timeouts, tournaments) or kifu-analysis",
+)
+def worker(burst: bool, queues: tuple[str, ...]) -> None:
+    """Run an RQ worker (with the scheduler) for bot turns, move timeouts and tournament steps (or, with
+    ``--queue kifu-analysis``, the analyses of finished games); it rides out a Redis outage in its own
+    process (``entrypoints.worker``)."""
     from entrypoints.worker import run_worker
 
-    run_worker(_redis(), burst)
+    run_worker(_redis(), burst, queues)
 
 
 @main.command()
@@ -142,7 +151,14 @@ KEYS_HELP = (
     help="a Kifu server (https://HOST): also check the record's inclusion in its transparency log's current "
     "signed head, and that head's consistency with the one the record carries (needs --keys)",
 )
-def verify(record_file: Any, keys_from: str | None, log_url: str | None) -> None:
+@click.option(
+    "--bots",
+    "rerun_bots",
+    is_flag=True,
+    help="also re-run every bot decision of a sealed, verified record and check it is the bot's (seconds: a "
+    "search bot's decision is searched again)",
+)
+def verify(record_file: Any, keys_from: str | None, log_url: str | None, rerun_bots: bool) -> None:
     """Verify a game record offline.
 
     Exit status: 0 VERIFIED (sealed, every check passed: the result is proven); 1 NOT VERIFIED (a check
@@ -158,6 +174,8 @@ def verify(record_file: Any, keys_from: str | None, log_url: str | None) -> None
         if keys is None:
             raise click.UsageError("--log needs --keys: a tree head is only worth its signature")
         _against_log(report, record, log_url, keys)
+    if rerun_bots:
+        _bots_check(report, record)
     _attestations(report)
     _report(report)
 
@@ -218,6 +236,35 @@ def _attestations(report: dict[str, Any]) -> None:
     click.echo(f"inclusion: {logged[report['logged']]}")
 
 
+def _bots_check(report: dict[str, Any], record: Any) -> None:
+    """Add a ``bots`` check: every bot decision re-run gives the recorded action (a verified record only:
+    anything else has failed already, or has no seed to derive a search bot's stream from)."""
+    from domain.bots import rerun
+    from domain.canonical import canonical_json
+
+    if report["verdict"] != "verified":
+        report["checks"].append({"name": "bots", "ok": True, "detail": "not re-run (the record is not verified)"})
+        return
+    decisions = rerun(record)
+    wrong = [d for d in decisions if not d["same"]]
+    levels = sorted({d["level"] for d in decisions})
+    counts = ", ".join(f"{level}: {sum(d['level'] == level for d in decisions)}" for level in levels)
+    if not wrong:
+        detail = f"{len(decisions)} bot decisions re-run, every one the bot's ({counts or 'no bot seat'})"
+        report["checks"].append({"name": "bots", "ok": True, "detail": detail, "seq": None})
+        return
+    first = wrong[0]
+    detail = (
+        f"{len(wrong)} of {len(decisions)} bot decisions are not the bot's: event {first['seq']}, seat "
+        f"{first['seat']} ({first['level']}) recorded {canonical_json(first['action']).decode()}, the bot chooses "
+        f"{canonical_json(first['rerun']).decode()}"
+    )
+    report["checks"].append({"name": "bots", "ok": False, "detail": detail, "seq": first["seq"]})
+    report["verified"], report["verdict"] = False, "failed"
+    named = [x for x in (report["first_bad_event"], first["seq"]) if x is not None]
+    report["first_bad_event"] = min(named)
+
+
 def _against_log(report: dict[str, Any], record: Any, url: str, keys: dict[str, Any]) -> None:
     """Add a ``log`` check: the record's game is in the server's current signed tree head, which extends
     the head the record carries."""
@@ -241,39 +288,52 @@ def _against_log(report: dict[str, Any], record: Any, url: str, keys: dict[str, 
 @click.option(
     "--csv", "as_csv", is_flag=True, help="one row per decision (domain/decisions.py), not one record per line"
 )
+@click.option(
+    "--parquet",
+    "as_parquet",
+    is_flag=True,
+    help="the same rows as --csv, as a Parquet file (needs pyarrow: pip install 'kifu[parquet]'; --out a file)",
+)
+@click.option(
+    "--analysis",
+    "with_analysis",
+    is_flag=True,
+    help="with --csv or --parquet: add each game's analysis (best, value, best_value, loss, label) where the "
+    "server has one done (one GET per game)",
+)
 @click.option("--game", default=None, help="only this game (san-ban, nin-nal, ...)")
 @click.option("--player", default=None, help="only games with a seat of this name")
 @click.option("--tournament", default=None, help="only this tournament's games")
 @click.option("--since", default=None, help="created at or after (RFC 3339 time or date)")
 @click.option("--until", default=None, help="created before (RFC 3339 time or date)")
 @click.option("--limit", default=100, show_default=True, help="at most this many games (10,000 at most)")
-def export(url: str, out: str, as_csv: bool, **filters: Any) -> None:
-    """Download finished games from a server (GET /v1/games/export): NDJSON records as served, or a CSV
-    of one row per decision for pandas or polars (docs/analysis.md)."""
-    import csv
+def export(url: str, out: str, as_csv: bool, as_parquet: bool, with_analysis: bool, **filters: Any) -> None:
+    """Download finished games from a server (GET /v1/games/export): NDJSON records as served, or one row
+    per decision as CSV or Parquet for pandas or polars (docs/analysis.md)."""
     import json
 
     import requests
 
-    from domain.decisions import COLUMNS, decision_rows
+    from entrypoints import export_files
 
+    if as_csv and as_parquet:
+        raise click.UsageError("--csv or --parquet, not both")
+    if with_analysis and not (as_csv or as_parquet):
+        raise click.UsageError("--analysis adds columns to the rows of --csv or --parquet")
+    if as_parquet and out == "-":
+        raise click.UsageError("--parquet writes a file: give --out FILE")
+    base = url.rstrip("/")
     params = {k: v for k, v in filters.items() if v is not None}
-    answer = requests.get(f"{url.rstrip('/')}/v1/games/export", params=params, stream=True, timeout=60)
+    answer = requests.get(f"{base}/v1/games/export", params=params, stream=True, timeout=60)
     if answer.status_code != 200:
         raise click.ClickException(f"GET /v1/games/export answered {answer.status_code}: {answer.text[:300]}")
-    games = 0
-    with click.open_file(out, "w", encoding="utf-8") as sink:
-        writer = csv.DictWriter(sink, COLUMNS, lineterminator="\n") if as_csv else None
-        if writer is not None:
-            writer.writeheader()
-        for line in answer.iter_lines():
-            if not line:
-                continue
-            games += 1
-            if writer is None:
-                sink.write(line.decode() + "\n")
-            else:
-                writer.writerows(decision_rows(json.loads(line)))
+    lines = (line.decode() for line in answer.iter_lines() if line)
+    if as_csv or as_parquet:
+        analysis = export_files.analysis_from(base) if with_analysis else None
+        write = export_files.write_parquet if as_parquet else export_files.write_csv
+        games = write((json.loads(line) for line in lines), out, analysis)
+    else:
+        games = export_files.write_ndjson(lines, out)
     click.echo(f"{games} games exported", err=True)
 
 

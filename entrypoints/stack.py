@@ -75,12 +75,14 @@ def run_stack(port: int, data: Path) -> int:
 
 def _services(port: int) -> dict[str, list[str]]:
     """The supervised processes, with ``KIFU_WORKERS`` RQ workers (2 unless set: one per core played bot
-    games fastest on 2 cores, and kept a turn's longest wait lowest; the figures are in ``workers.batch``)."""
+    games fastest on 2 cores, and kept a turn's longest wait lowest; the figures are in ``workers.batch``)
+    and one more for the analyses of finished games (their own queue: ``adapters.analysis_store``)."""
     kifu = [sys.executable, "-m", "entrypoints.cli"]
     workers = max(1, int(os.environ.get(WORKERS_ENV, "2")))
     return {
         "api": [*kifu, "serve", "--port", str(port)],
         **{"worker" if i == 1 else f"worker-{i}": [*kifu, "worker"] for i in range(1, workers + 1)},
+        "analyst": [*kifu, "worker", "--queue", "kifu-analysis"],  # analyses: seconds each, never ahead of a bot
         "projector": [*kifu, "projector"],
         "sweeper": [*kifu, "sweeper"],
     }

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -31,11 +32,11 @@ SCHEDULER_CHECK_S = 1  # RQ maintenance (at most this often, between jobs): also
 log = logging.getLogger(__name__)
 
 
-def run_worker(client: redis.Redis, burst: bool = False) -> None:
-    """Work until a stop signal (or, with ``burst``, until the queue is empty)."""
+def run_worker(client: redis.Redis, burst: bool = False, queues: Sequence[str] = ("kifu",)) -> None:
+    """Work ``queues`` until a stop signal (or, with ``burst``, until they are empty)."""
     stopping = threading.Event()
     if burst:
-        _new_worker(client, stopping).work(burst=True, with_scheduler=True, logging_level="WARNING")
+        _new_worker(client, stopping, queues).work(burst=True, with_scheduler=True, logging_level="WARNING")
         return
     os.register_at_fork(after_in_child=die_with(os.getpid()))  # RQ's forked scheduler dies with this process
     on_stop_signals(stopping.set)
@@ -44,14 +45,14 @@ def run_worker(client: redis.Redis, burst: bool = False) -> None:
         _await_redis(client, stopping)
         if retired is not None:
             _forget(retired)
-        retired = _work_once(client, stopping)
+        retired = _work_once(client, stopping, queues)
 
 
-def _work_once(client: redis.Redis, stopping: threading.Event) -> SimpleWorker | None:
+def _work_once(client: redis.Redis, stopping: threading.Event, queues: Sequence[str]) -> SimpleWorker | None:
     """One RQ worker's life, until a stop or a Redis failure RQ does not ride out itself; that worker."""
     rq_worker = None
     try:
-        rq_worker = _new_worker(client, stopping)
+        rq_worker = _new_worker(client, stopping, queues)
         rq_worker.work(with_scheduler=True, logging_level="WARNING")
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         log.warning("worker: Redis did not answer (%s); waiting for it", exc)
@@ -67,15 +68,13 @@ def _work_once(client: redis.Redis, stopping: threading.Event) -> SimpleWorker |
     return rq_worker
 
 
-def _new_worker(client: redis.Redis, stopping: threading.Event) -> SimpleWorker:
+def _new_worker(client: redis.Redis, stopping: threading.Event, queues: Sequence[str] = ("kifu",)) -> SimpleWorker:
     """A fresh RQ worker: RQ registers each worker's name in Redis, so a name serves one ``work()`` only.
 
     Its reconnection wait is capped at ``RECONNECT_WAIT_S`` (RQ doubles it up to
     60 s), and a stop signal also sets ``stopping``.
     """
     from rq import Queue, SimpleWorker
-
-    from adapters.rq_scheduler import QUEUE_NAME
 
     class RidingWorker(SimpleWorker):
         max_connection_wait_time = RECONNECT_WAIT_S
@@ -84,8 +83,8 @@ def _new_worker(client: redis.Redis, stopping: threading.Event) -> SimpleWorker:
             stopping.set()
             super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
-    queue = Queue(QUEUE_NAME, connection=client)
-    return RidingWorker([queue], connection=client, maintenance_interval=SCHEDULER_CHECK_S)
+    watched = [Queue(name, connection=client) for name in queues]
+    return RidingWorker(watched, connection=client, maintenance_interval=SCHEDULER_CHECK_S)
 
 
 def _forget(rq_worker: SimpleWorker) -> None:

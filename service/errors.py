@@ -48,3 +48,15 @@ class InvalidRequest(ServiceError):
     """A request parameter the schema cannot judge alone (a replay step beyond the log, a seat that is not there)."""
 
     kind = "invalid-request"
+
+
+class GameNotFinished(ServiceError):
+    """An analysis asked of a game that is not over (and sealed) yet."""
+
+    kind = "game-not-finished"
+
+
+class NotAnalysed(ServiceError):
+    """No analysis of this game was asked for (``POST /v1/games/{id}/analysis`` asks)."""
+
+    kind = "not-analysed"

@@ -8,11 +8,12 @@ rule checks to ``domain``.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from domain import engine
+from domain import bots, engine
 from domain.audit import SEALED_CHECK, verify_record
 from domain.engine import Table
 from domain.record import build_record, is_sealed, public_envelope, to_event, withheld_envelope
@@ -118,6 +119,17 @@ class GameService:
         if all(e["type"] == engine.CHOICE_COMMITTED and e["data"]["seat"] != seat for e in since):
             return table, head
         return None
+
+    def bot_random(self, game_id: str, table: Table, seat: int, why: str) -> random.Random:
+        """The random stream of ``seat``'s bot (``why == "bot"``) or timeout on ``table``'s turn (the one
+        that began at its ``turn_version``): ``domain.bots``, the search levels' from the game's seed,
+        the others' public."""
+        level = table.seats[seat].bot
+        if why == "bot" and bots.searches(level):
+            return bots.turn_stream(
+                level, bytes.fromhex(self.reader.facts(game_id).seed), game_id, seat, table.turn_version
+            )
+        return bots.public_stream(why, game_id, seat, table.turn_version)
 
     def recover(self, game_id: str) -> None:
         """Ask again for the jobs a game waits on (the sweeper, for an overdue outbox entry): its bots'

@@ -213,6 +213,24 @@ class TicketStore(Protocol):
     def get(self, ticket_hash: str) -> dict[str, Any] | None: ...
 
 
+class Analyses(Protocol):
+    """Where analyses of finished games are kept (a read model: rebuilt by analysing again) and queued.
+
+    An analysis: ``{"status": "queued" | "running" | "done" | "failed", "progress": 0..1, "decisions":
+    [...], "level", "requested_at", "finished_at", "error"}`` (``domain.analysis``)."""
+
+    def get(self, game_id: str) -> dict[str, Any] | None: ...
+    def request(self, game_id: str, level: str, at: str) -> bool:
+        """Queue the game's analysis unless one is queued, running or done (True when queued now; a
+        failed one, or one whose job was lost, is queued again)."""
+        ...
+
+    def started(self, game_id: str) -> None: ...
+    def progress(self, game_id: str, done: int, total: int) -> None: ...
+    def finish(self, game_id: str, decisions: Sequence[Mapping[str, Any]], at: str) -> None: ...
+    def fail(self, game_id: str, error: str, at: str) -> None: ...
+
+
 class Scheduler(Protocol):
     """Where the service asks for bot turns and move timeouts (RQ in production)."""
 

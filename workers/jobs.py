@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -61,6 +60,11 @@ def _kifu() -> Kifu:
 def advance_tournament(tournament_id: str) -> dict[str, Any]:
     """Record finished games and do what the tournament needs next (pair, start games, close, finish)."""
     return {"events": _kifu().tournaments.advance(tournament_id)}
+
+
+def analyse_game(game_id: str) -> dict[str, Any]:
+    """Analyse a finished game (``service.analysis``; its own queue, ``kifu-analysis``)."""
+    return {"decisions": _kifu().analysis.run(game_id)}
 
 
 def play_turn(game_id: str, seat: int, version: int, why: Why) -> dict[str, Any]:
@@ -110,7 +114,7 @@ def _play(service: GameService, game_id: str, seat: int, version: int, why: Why)
         if due is None:
             return {"done": False, "reason": "stale"}
         table, head = due
-        rnd = random.Random(f"{why}:{game_id}:{seat}:{version}")
+        rnd = service.bot_random(game_id, table, seat, why)
         if why == "bot":
             action = choose_action(table, seat, table.seats[seat].bot or "random", rnd)
         else:

@@ -38,6 +38,7 @@ DEFAULTS = {
     "RATE_LIMITS": None,  # KIFU_RATE_LIMITS: true/false; unset: on, but off in a TESTING app (limits.py)
     "RATE_LIMIT_CREATE": "60/minute",  # KIFU_RATE_LIMIT_CREATE: games + tournaments created per client address
     "RATE_LIMIT_AUDITS": "20/minute",  # KIFU_RATE_LIMIT_AUDITS: uploaded records audited per client address
+    "RATE_LIMIT_ANALYSES": "10/minute",  # KIFU_RATE_LIMIT_ANALYSES: analyses asked for per client address
     "RATE_LIMIT_ACTIONS": "600/minute",  # KIFU_RATE_LIMIT_ACTIONS: actions per seat
     "RATE_LIMIT_BAD_TOKENS": "60/minute",  # KIFU_RATE_LIMIT_BAD_TOKENS: refused tokens/tickets per client address
     "TRUSTED_PROXIES": 0,
@@ -80,11 +81,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     cors.init_app(app)
     app.before_request(body.read_body)  # first: a body is in (or refused) before anything else runs
     from entrypoints import web
-    from entrypoints.api import audits, catalog, games, ops, spec, streams, tournaments, transparency
+    from entrypoints.api import analysis, audits, catalog, games, ops, spec, streams, tournaments, transparency
 
     app.before_request(ops.start_timer)  # then the clock of kifu_http_request_duration_seconds starts
 
-    for module in (catalog, games, streams, tournaments, audits, transparency, ops, spec):
+    for module in (catalog, games, streams, tournaments, audits, analysis, transparency, ops, spec):
         app.register_blueprint(module.bp)
     app.register_blueprint(web.bp)  # the web app's pages and modules (/, /games/<id>, /app/...)
     app.after_request(ops.count_request)

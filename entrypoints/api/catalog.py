@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 from flask.typing import ResponseReturnValue
 
+from domain import search
 from domain.contract import Game
 from domain.engine import COMMON_OPTIONS, bot_levels
 from domain.registry import all_games
@@ -24,6 +25,7 @@ def describe(game: Game) -> dict[str, Any]:
         "players": {"min": game.min_players, "max": game.max_players},
         "options": options,
         "bots": bot_levels(game),
+        "bot_settings": {level: search.settings(game, level) for level in search.levels_for(game)},
     }
 
 

@@ -6,7 +6,7 @@ and answers the refusals. Flask-Limiter itself was measured and left out: its
 per-request bookkeeping cost more than the Redis hit (docs/performance.md,
 "Rate limits without Flask-Limiter").
 
-Four limits, each a rate string of the ``limits`` library (``60/minute``,
+Five limits, each a rate string of the ``limits`` library (``60/minute``,
 ``10/second;300/hour``: several windows, all enforced):
 
 * ``RATE_LIMIT_CREATE`` (``KIFU_RATE_LIMIT_CREATE``): games and tournaments
@@ -15,6 +15,9 @@ Four limits, each a rate string of the ``limits`` library (``60/minute``,
   (``POST /v1/audits``), per client address, every upload counted, malformed
   ones too. The largest real record costs a verifier process about a second
   of CPU (``entrypoints/audit_pool.py``, which also bounds how many run at once);
+* ``RATE_LIMIT_ANALYSES`` (``KIFU_RATE_LIMIT_ANALYSES``): requests for a finished game's analysis
+  (``POST /v1/games/{id}/analysis``), per client address, every request counted (one asking again
+  for a game already analysed too: it costs a lookup, and the limit is about the worker's time);
 * ``RATE_LIMIT_ACTIONS``: actions posted per seat (the game and the seat's
   token; a tournament entrant's token counts per game), refused ones too;
 * ``RATE_LIMIT_BAD_TOKENS``: refused credentials (a token or a stream ticket
@@ -75,11 +78,13 @@ from service.ports import Quota, QuotaExceeded, Quotas
 
 log = logging.getLogger(__name__)
 View = TypeVar("View", bound=Callable[..., Any])
-CREATE, AUDITS, ACTIONS, BAD_TOKENS = "create", "audits", "actions", "bad-tokens"
+CREATE, AUDITS, ANALYSES, ACTIONS, BAD_TOKENS = "create", "audits", "analyses", "actions", "bad-tokens"
 KEY_PREFIX = "kifu"
 # Endpoints that read no credential: a token sent to them is never judged, so never refused.
 NO_CREDENTIALS = frozenset(
     {
+        "analysis.get_analysis",
+        "analysis.request_analysis",
         "audits.verify_uploaded",
         "catalog.catalog",
         "games.create_game",
@@ -99,6 +104,7 @@ TOKENS_IN_BODY = "streams.player_ticket"  # its credentials are the seats' token
 WHAT = {
     CREATE: "games and tournaments created from this address",
     AUDITS: "uploaded records audited from this address",
+    ANALYSES: "analyses asked for from this address",
     ACTIONS: "actions of this seat",
     BAD_TOKENS: "refused tokens or tickets from this address",
 }
@@ -113,6 +119,12 @@ def creation(view: View) -> View:
 def audit_upload(view: View) -> View:
     """Mark a view as an uploaded record's audit: limited per client address by ``RATE_LIMIT_AUDITS``."""
     view.rate_limit = AUDITS  # type: ignore[attr-defined]
+    return view
+
+
+def analysis_request(view: View) -> View:
+    """Mark a view as a request for a game's analysis: limited per client address by ``RATE_LIMIT_ANALYSES``."""
+    view.rate_limit = ANALYSES  # type: ignore[attr-defined]
     return view
 
 
@@ -229,6 +241,7 @@ def _counted_after(game_id: str, counted: Quotas) -> QuotaExceeded | None:
 LIMITED = {
     CREATE: ("RATE_LIMIT_CREATE", client_address),
     AUDITS: ("RATE_LIMIT_AUDITS", client_address),
+    ANALYSES: ("RATE_LIMIT_ANALYSES", client_address),
     ACTIONS: ("RATE_LIMIT_ACTIONS", seat),
 }
 

@@ -104,6 +104,20 @@ KINDS: dict[str, Kind] = {
             "logged once it is sealed (within moments); one sealed before records were signed never is.",
         ),
         Kind(
+            "not-analysed",
+            404,
+            "Not analysed",
+            "Nobody has asked for this game's analysis yet: `POST /v1/games/{id}/analysis` asks for it "
+            "(a finished game only).",
+        ),
+        Kind(
+            "game-not-finished",
+            409,
+            "Game not finished",
+            "The game is still being played (or its last event is moments away): only a finished game is "
+            "analysed, so that the analysis cannot help anyone playing it. Ask again once it is over.",
+        ),
+        Kind(
             "bad-tree-size",
             404,
             "No such tree or proof",

@@ -14,11 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 import redis
 import requests
 from click.testing import CliRunner
+from rq import Queue, SimpleWorker
 
+from adapters.analysis_store import ANALYSIS_QUEUE
 from adapters.embedded_redis import EmbeddedRedis
 from bootstrap import build
 from domain.audit import verify_record
@@ -128,3 +131,61 @@ def test_the_analysis_example_in_the_docs_runs_on_an_export(
     share = sum(w == [f] for w, f in zip(won, first, strict=True)) / 2
     assert done.stdout.split() == ["standard", "2", "games:", "the", "first", "player", "won", f"{share:.0%},",
                                    f"{sum(len(w) > 1 for w in won) / 2:.0%}", "drawn"]  # fmt: skip
+
+
+def test_decision_rows_carry_the_analysis_and_parquet_holds_the_same_rows(
+    server: str, redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    """``kifu export --csv --analysis`` joins each analysed game's verdicts onto its rows (by the step where
+    the seat decided), leaves the others' empty; ``--parquet`` writes the same rows, typed."""
+    analysed, plain = finished_san_ban(server), finished_san_ban(server)
+    build(redis_client, scheduler=NoScheduler()).projector().run_until_idle()
+    path = f"{server}/v1/games/{analysed['game_id']}/analysis"
+    assert requests.post(path, timeout=TIMEOUT).status_code == 202
+    SimpleWorker([Queue(ANALYSIS_QUEUE, connection=redis_client)], connection=redis_client).work(burst=True)
+    verdicts = {(v["step"], v["seat"]): v for v in requests.get(path, timeout=TIMEOUT).json()["decisions"]}
+    assert verdicts
+
+    table, columns = tmp_path / "decisions.csv", tmp_path / "decisions.parquet"
+    runner = CliRunner()
+    done = runner.invoke(cli, ["export", server, "--out", str(table), "--csv", "--analysis"])
+    assert done.exit_code == 0, done.output
+    with table.open() as f:
+        rows = list(csv.DictReader(f))
+    assert {r["game_id"] for r in rows} == {analysed["game_id"], plain["game_id"]}
+    for row in rows:
+        verdict = (
+            verdicts.get((int(row["decided_at"]), int(row["seat"]))) if row["game_id"] == analysed["game_id"] else None
+        )
+        if verdict is None:
+            assert row["label"] == row["loss"] == row["best"] == "", row
+            continue
+        assert row["label"] == verdict["label"] and float(row["loss"]) == verdict["loss"]
+        assert json.loads(row["best"]) == verdict["best"]
+    judged = [r for r in rows if r["label"]]
+    assert len(judged) >= len(verdicts)  # every verdict lands on a row (a choice in parts on each part)
+
+    done = runner.invoke(cli, ["export", server, "--out", str(columns), "--parquet", "--analysis"])
+    assert done.exit_code == 0, done.output
+    read = pq.read_table(columns).to_pylist()
+    assert [(r["game_id"], r["step"], r["seat"], r["decided_at"], r["label"], r["loss"]) for r in read] == [
+        (
+            r["game_id"],
+            int(r["step"]),
+            int(r["seat"]),
+            int(r["decided_at"]),
+            r["label"],
+            float(r["loss"]) if r["loss"] else None,
+        )
+        for r in rows
+    ]
+    assert runner.invoke(cli, ["export", server, "--parquet"]).exit_code == 2  # a file, not stdout
+    assert runner.invoke(cli, ["export", server, "--analysis"]).exit_code == 2  # rows only
+    text = (Path(__file__).resolve().parents[2] / "docs" / "analysis.md").read_text()
+    example = text.split("<!-- analysis: losses -->\n```python\n", 1)[1].split("```", 1)[0]
+    ran = subprocess.run([sys.executable, "-c", example], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    judged_losses = [float(r["loss"]) for r in judged]
+    words = ran.stdout.split()
+    assert words[:3] == ["human", str(len(judged_losses)), "decisions,"]
+    assert words[5] == f"{sum(judged_losses) / len(judged_losses):.3f},"

@@ -8,6 +8,7 @@ import {ApiError, api, newKey, tokens} from "../lib/api.js";
 import {fill, h, morph} from "../lib/h.js";
 import {buttonsOnly} from "../lib/picks.js";
 import {getText, verifyTwice} from "../lib/verify.js";
+import {analysis} from "./analysis.js";
 
 const STEPS_PAGE = 1000; // the most GET /steps answers at once
 const GAMES = ["san-ban", "nin-nal", "kiri-ai", "san-ni-ichi", "front-line"];
@@ -25,6 +26,7 @@ const page = {
   steps: new Map(), // step -> {step, event, view}: every step's view, loaded once (loadSteps)
   stream: null,
   frame: null, // the page's parts, built once (buildFrame)
+  analysis: null, // a finished game's analysis (pages/analysis.js): its section, its marks on the log and graph
   ctx: null, // the drawing's context of the step shown
   play: null, // this seat's move being made: {version, legal, picker, selection, panel, sending, error}
   keys: new Map(), // "version:action" -> its Idempotency-Key
@@ -128,6 +130,7 @@ async function show() {
   morph(table, seatsPanel(view, ctx), page.drawer.drawTable(view, ctx)); // only what changed is repainted
   steps.update(step);
   fill(play, playPanel(view, ctx));
+  page.analysis.update(step, ctx);
 }
 
 // Scroll the log's box (not the page) so the current line shows. It runs before the step changes anything,
@@ -145,9 +148,12 @@ function buildFrame() {
   const frame = {head: h("div", {class: "game-head"}),
     table: h("section", {class: "table", on: {click: onPick, keydown: onPick}}),
     log: h("ol"), steps: controls(), play: h("div")};
+  page.analysis = analysis({gameId, last: () => page.last, finished: () => page.meta.status === "finished",
+    log: () => page.frame?.log, goTo, stepUrl, words: (action, ctx) => page.drawer.actionLabel?.(action, ctx) || actionText(action)});
   fill(root, frame.head,
-    h("div", {class: "game-layout"}, frame.table, h("aside", {class: "log", "aria-label": "Event log"}, h("h2", {}, "Log"), frame.log)),
-    frame.steps, frame.play, auditPanel());
+    h("div", {class: "game-layout"}, h("div", {class: "table-column"}, frame.table, page.analysis.below),
+      h("aside", {class: "log", "aria-label": "Event log"}, h("h2", {}, "Log"), frame.log)),
+    frame.steps, page.analysis.slot, frame.play, auditPanel());
   return frame;
 }
 

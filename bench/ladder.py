@@ -1,0 +1,152 @@
+"""The strength ladder: one bot level against a field of another, every game, with confidence intervals.
+
+    python -m bench.ladder --games 1000 --jobs 2                 # every row of the README's table
+    python -m bench.ladder --game nin-nal --players 3 --a search --b greedy --games 200
+
+A row plays ``--games`` games of one game with ``players`` seats: one seat of level A (rotating over
+the seats, game by game) against ``players - 1`` seats of level B, through ``domain.engine`` and
+``domain.bots.choose_action`` as the service's bot workers play them (a search level's random stream
+drawn from the game's seed, ``domain.bots.bot_stream``). A's **share** is the points it takes: 1 for a
+win, 1/k for a first place shared by k seats (a two-player draw is half a point), so a level no
+better than the field takes 1/players. The 95% interval is the normal one over the games' points.
+A's time per decision is its mean (and 95th percentile) over every decision it took, on one core.
+
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from domain.bots import choose_action, turn_stream
+from domain.engine import Seat, start, step
+
+SALTS = ("00",) * 2
+
+# The README's table: (game, players, options) x (A, B).
+ROWS: tuple[tuple[str, int, Mapping[str, Any] | None], ...] = (
+    ("san-ban", 2, None),
+    ("kiri-ai", 2, None),
+    ("nin-nal", 2, None),
+    ("nin-nal", 4, None),
+    ("san-ni-ichi", 4, None),
+    ("front-line", 2, None),
+    ("front-line", 3, None),
+)
+PAIRS = (("search", "greedy"), ("greedy", "random"))
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    points: float  # A's points in this game
+    times: tuple[float, ...]  # seconds per decision of A
+
+
+def play_one(game: str, levels: Sequence[str], seed: int, options: Mapping[str, Any] | None, timed: int) -> GameOutcome:
+    """One game, ``levels[s]`` at seat ``s``; the points of seat ``timed`` and its decision times."""
+    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
+    secret = seed.to_bytes(8, "big")
+    _events, table = start(game, f"ladder-{seed}", seats, seed=secret, options=options)
+    times: list[float] = []
+    while not table.finished:
+        seat = table.to_act[0]
+        level = levels[seat]
+        rnd = turn_stream(level, secret, table.game_id, seat, table.turn_version)
+        began = time.perf_counter()
+        action = choose_action(table, seat, level, rnd)
+        if seat == timed:
+            times.append(time.perf_counter() - began)
+        _events, table = step(table, seat, action, salts=SALTS)
+    assert table.result is not None
+    winners = table.result["winners"]
+    return GameOutcome(1 / len(winners) if timed in winners else 0.0, tuple(times))
+
+
+def _game(args: tuple[str, int, Mapping[str, Any] | None, str, str, int]) -> GameOutcome:
+    game, players, options, a, b, g = args
+    seat = g % players
+    levels = [b] * players
+    levels[seat] = a
+    return play_one(game, levels, 7_000_000 + g, options, seat)
+
+
+def row(
+    game: str, players: int, a: str, b: str, games: int, options: Mapping[str, Any] | None = None, jobs: int = 1
+) -> dict[str, Any]:
+    """One row of the ladder (see the module docstring)."""
+    tasks = [(game, players, options, a, b, g) for g in range(games)]
+    began = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            outcomes = list(pool.map(_game, tasks, chunksize=4))
+    else:
+        outcomes = [_game(t) for t in tasks]
+    points = [o.points for o in outcomes]
+    share = sum(points) / games
+    spread = math.sqrt(sum((p - share) ** 2 for p in points) / max(1, games - 1))
+    half = 1.96 * spread / math.sqrt(games)
+    times = sorted(t for o in outcomes for t in o.times)
+    return {
+        "game": game,
+        "players": players,
+        "options": dict(options or {}),
+        "a": a,
+        "b": b,
+        "games": games,
+        "share": share,
+        "low": max(0.0, share - half),
+        "high": min(1.0, share + half),
+        "fair": 1 / players,
+        "ms_mean": 1000 * sum(times) / len(times) if times else 0.0,
+        "ms_p95": 1000 * times[int(0.95 * (len(times) - 1))] if times else 0.0,
+        "decisions": len(times),
+        "seconds": time.perf_counter() - began,
+    }
+
+
+def markdown(r: Mapping[str, Any]) -> str:
+    ratio = r["share"] / r["fair"]
+    return (
+        f"| {r['game']} | {r['players']} | {r['a']} vs {r['b']} | {r['games']:,} | {r['share']:.1%} "
+        f"({r['low']:.1%}-{r['high']:.1%}) | {ratio:.2f}x | {r['ms_mean']:.0f} ms (p95 {r['ms_p95']:.0f}) |"
+    )
+
+
+HEADER = (
+    "| game | players | A vs field of B | games | A's share (95% CI) | share / fair share | A's time per decision |\n"
+    "|---|---|---|---|---|---|---|"
+)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", help="one game (default: every row of the table)")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--options", type=json.loads, default=None, help="the game's options, as JSON")
+    parser.add_argument("--a", default=None, help="level A (default: each pair of the table)")
+    parser.add_argument("--b", default=None, help="level B")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=1, help="processes (each decision is still timed on one core)")
+    parser.add_argument("--json", help="append each row as a JSON line to this file")
+    args = parser.parse_args(argv)
+    rows = [(args.game, args.players, args.options)] if args.game else list(ROWS)
+    pairs = [(args.a, args.b)] if args.a and args.b else list(PAIRS)
+    print(HEADER, flush=True)
+    for game, players, options in rows:
+        for a, b in pairs:
+            r = row(game, players, a, b, args.games, options, args.jobs)
+            print(markdown(r), f"<!-- {r['seconds']:.0f} s -->", flush=True)
+            if args.json:
+                with open(args.json, "a", encoding="utf-8") as out:
+                    out.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()

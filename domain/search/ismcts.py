@@ -1,0 +1,272 @@
+"""Information-set Monte-Carlo tree search: one tree over what the searching seat knows.
+
+The algorithm is SO-ISMCTS (single-observer ISMCTS; Cowling, Powley and Whitehouse, "Information
+Set Monte Carlo Tree Search", IEEE TCIAIG 2012), with decoupled selection at simultaneous steps:
+
+* every iteration starts from a new **determinization**: a full state drawn by the game's
+  ``Knowledge.determinize`` from the searching seat's information set only (its own cards, what
+  is public, the choices revealed so far; never the seed or another seat's hidden cards);
+* the tree's nodes are sequences of (joint) actions, shared by all determinizations; each node
+  keeps, per seat to act, each action's visits, total reward and **availability** (how often the
+  action was legal when the node was reached), and selects by UCB1 with the availability in place
+  of the parent's visits, so an action legal in few determinizations is not starved;
+* at a simultaneous step (sealed choices), every seat selects from its own statistics at the same
+  node without seeing the others' choice (decoupled UCT), so no seat's choice is judged as if it
+  could react to the others' in the same step; the joint action leads to the child;
+* one node is expanded per iteration, then the game is played out by the game's rollout policy
+  (to the end, or cut at ``Budget.rollout_depth`` and scored by the game's ``evaluate``);
+* the reward of a seat is its finishing place mapped to [0, 1] (first 1, last 0, a shared place
+  the mean of the places it spans: a two-player draw is 0.5), back-propagated along the path.
+
+The decision is the searching seat's root action with the most visits. The search is a pure
+function of (the information set, ``rnd``, the budget): the budget is a number of iterations, not
+a time, so a recorded decision can be re-run and compared (``domain.bots``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.contract import Game, Pending
+from domain.events import Event
+
+Action = dict[str, Any]
+Joint = tuple[tuple[int, str], ...]  # (seat, action key) per seat to act, in seat order
+
+
+class Knowledge(Protocol):
+    """What the search needs of one game beyond its rules (``domain.search.<game>``)."""
+
+    def determinize(self, state: Any, seat: int, rnd: random.Random) -> Any:
+        """A full state that ``seat`` cannot tell from ``state``: every part ``seat`` cannot see
+        drawn anew (with ``rnd``) from what its view allows, every part it sees unchanged. It must
+        read ``state``'s hidden parts only as the view determines them (a multiset of unseen cards
+        and the sizes of the places they lie in, never their order or owner)."""
+        ...
+
+    def candidates(self, state: Any, seat: int, rnd: random.Random) -> list[Action]:
+        """The actions of ``seat`` the tree considers in (determinized) ``state``: all legal ones, or a
+        game's chosen few where they are too many (never empty while ``seat`` is to act)."""
+        ...
+
+    def rollout(self, state: Any, seat: int, rnd: random.Random) -> Action:
+        """The action of ``seat`` in a play-out (fast: a random or lightly guided legal action)."""
+        ...
+
+    def evaluate(self, state: Any) -> list[float]:
+        """Each seat's estimated reward in [0, 1] for a play-out cut before the end."""
+        ...
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard a level searches: iterations per decision (the only measure of effort, so that a
+    decision is reproducible), UCB1's exploration constant and the play-outs' cut."""
+
+    iterations: int
+    exploration: float = 0.7
+    rollout_depth: int = 200
+
+    def describe(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "exploration": self.exploration, "rollout_depth": self.rollout_depth}
+
+
+@dataclass
+class Arm:
+    """One action of one seat at one node."""
+
+    action: Action
+    visits: int = 0
+    reward: float = 0.0
+    available: int = 0
+
+    @property
+    def value(self) -> float:
+        return self.reward / self.visits if self.visits else 0.0
+
+
+@dataclass
+class Node:
+    arms: dict[int, dict[str, Arm]] = field(default_factory=dict)  # seat -> action key -> arm
+    children: dict[Joint, Node] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The root's statistics for the searching seat: each searched action's visits and mean reward."""
+
+    best: Action
+    arms: tuple[Arm, ...]  # most visited first
+
+    def value_of(self, action: Mapping[str, Any]) -> Arm | None:
+        wanted = key(action)
+        return next((a for a in self.arms if key(a.action) == wanted), None)
+
+
+def key(action: Mapping[str, Any]) -> str:
+    """An action's identity in the tree: its canonical JSON."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+def rewards(result: Mapping[str, Any], n_seats: int) -> list[float]:
+    """Each seat's reward for ``result``: its place mapped to [0, 1], shared places averaged."""
+    ranks = result["ranks"]
+    if n_seats < 2:
+        return [1.0] * n_seats
+    out = []
+    for rank in ranks:
+        tied = ranks.count(rank)
+        places = range(rank, rank + tied)  # the places the tied seats span, 1 = first
+        out.append(sum((n_seats - p) / (n_seats - 1) for p in places) / tied)
+    return out
+
+
+class Simulator:
+    """The game's own rules applied to its state alone, as ``domain.engine`` applies them, with no
+    table, commitment or salt: a sequential action's events, or a simultaneous step's parts
+    revealed and resolved in turn, then every step nobody decides (``advance``)."""
+
+    def __init__(self, game: Game, n_seats: int) -> None:
+        self.game = game
+        self.n_seats = n_seats
+
+    def fold(self, state: Any, events: Sequence[Event]) -> Any:
+        game = self.game
+        for event in events:
+            state = game.evolve(state, event)
+        while game.outcome(state) is None and (more := game.advance(state)):
+            for event in more:
+                state = game.evolve(state, event)
+        return state
+
+    def after(self, state: Any, pending: Pending, joint: Mapping[int, Mapping[str, Any]]) -> Any:
+        game = self.game
+        if not pending.simultaneous:
+            ((seat, action),) = joint.items()
+            return self.fold(state, game.decide(state, seat, action))
+        parts = {seat: game.validate_choice(state, seat, action) for seat, action in sorted(joint.items())}
+        for part in range(max(len(p) for p in parts.values())):
+            chosen = {seat: p[part] for seat, p in parts.items() if part < len(p)}
+            state = self.fold(state, game.resolve(state, part, chosen))
+            if game.outcome(state) is not None:
+                break
+        return state
+
+    def result(self, state: Any) -> list[float] | None:
+        outcome = self.game.outcome(state)
+        return None if outcome is None else rewards(outcome, self.n_seats)
+
+
+def search(
+    game: Game,
+    knowledge: Knowledge,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    rnd: random.Random,
+    budget: Budget,
+    must_include: Mapping[str, Any] | None = None,
+) -> Estimate:
+    """Search ``budget.iterations`` determinizations of ``seat``'s information set in ``state``.
+
+    ``must_include`` (the analysis: the action a player took) is searched at the root even when the
+    game's ``candidates`` would not list it.
+    """
+    sim = Simulator(game, n_seats)
+    if must_include is None:  # a forced move (one action whatever the hidden cards) is not searched
+        first = knowledge.candidates(knowledge.determinize(state, seat, rnd), seat, rnd)
+        if len({key(a) for a in first}) == 1:
+            return Estimate(dict(first[0]), (Arm(dict(first[0])),))
+    root = Node()
+    for _ in range(budget.iterations):
+        world = knowledge.determinize(state, seat, rnd)
+        _iterate(sim, knowledge, root, world, rnd, budget, seat, must_include)
+    arms = sorted(root.arms.get(seat, {}).values(), key=lambda a: (-a.visits, -a.value))
+    if not arms:
+        raise ValueError(f"seat {seat} has no action to search")
+    return Estimate(dict(arms[0].action), tuple(arms))
+
+
+def _iterate(
+    sim: Simulator,
+    knowledge: Knowledge,
+    root: Node,
+    world: Any,
+    rnd: random.Random,
+    budget: Budget,
+    searcher: int,
+    must_include: Mapping[str, Any] | None,
+) -> None:
+    node, path, expanded = root, [], False
+    payoff = sim.result(world)
+    while payoff is None and not expanded:
+        pending = sim.game.pending(world)
+        joint: dict[int, Mapping[str, Any]] = {}
+        keys: list[tuple[int, str]] = []
+        for s in pending.seats:
+            options = knowledge.candidates(world, s, rnd)
+            if node is root and s == searcher and must_include is not None:
+                options = [*options, dict(must_include)]
+            arm, fresh = _select(node, s, options, rnd, budget.exploration)
+            expanded = expanded or fresh
+            joint[s] = arm.action
+            keys.append((s, key(arm.action)))
+        path.append((node, keys))
+        world = sim.after(world, pending, joint)
+        node = node.children.setdefault(tuple(keys), Node())
+        payoff = sim.result(world)
+    if payoff is None:
+        payoff = _playout(sim, knowledge, world, rnd, budget.rollout_depth)
+    for visited, keys in path:
+        for s, k in keys:
+            arm = visited.arms[s][k]
+            arm.visits += 1
+            arm.reward += payoff[s]
+
+
+def _select(
+    node: Node, seat: int, options: Sequence[Mapping[str, Any]], rnd: random.Random, exploration: float
+) -> tuple[Arm, bool]:
+    """``seat``'s arm at ``node`` among ``options`` (those legal in this determinization): an untried
+    one at random (and True: the node grows), else the best by UCB1 over availability."""
+    arms = node.arms.setdefault(seat, {})
+    available, untried = [], []
+    seen: set[str] = set()
+    for action in options:
+        k = key(action)
+        if k in seen:
+            continue
+        seen.add(k)
+        arm = arms.get(k)
+        if arm is None:
+            arm = arms[k] = Arm(dict(action))
+        arm.available += 1
+        available.append(arm)
+        if arm.visits == 0:
+            untried.append(arm)
+    if untried:
+        return rnd.choice(untried), True
+    return max(available, key=_ucb(exploration)), False
+
+
+def _ucb(exploration: float) -> Callable[[Arm], float]:
+    def score(arm: Arm) -> float:
+        return arm.value + exploration * math.sqrt(math.log(arm.available) / arm.visits)
+
+    return score
+
+
+def _playout(sim: Simulator, knowledge: Knowledge, world: Any, rnd: random.Random, depth: int) -> list[float]:
+    for _ in range(depth):
+        payoff = sim.result(world)
+        if payoff is not None:
+            return payoff
+        pending = sim.game.pending(world)
+        joint = {s: knowledge.rollout(world, s, rnd) for s in pending.seats}
+        world = sim.after(world, pending, joint)
+    return sim.result(world) or knowledge.evaluate(world)

@@ -1,0 +1,96 @@
+"""A bot's decision is reproducible from the record: ``domain.bots.rerun`` re-runs every one.
+
+Games are played as the service's bot workers play them (``GameService.bot_random``: a search level's
+stream from the game's seed, the others' public), sealed into a record, verified, and re-run. A move
+that was not the bot's (another legal action in its place) is named.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from domain import engine
+from domain.audit import verify_record
+from domain.bots import bot_stream, choose_action, rerun, turn_stream
+from domain.canonical import same
+from domain.engine import Seat, Table
+from domain.events import Event
+from tests.support.records import salt_source, sealed_record
+
+SEED = bytes(range(32))
+Swap = Callable[[Table, int, dict[str, Any]], dict[str, Any]]
+
+
+def _played(game: str, levels: Sequence[str], swap_at: int | None = None) -> tuple[dict[str, Any], int | None]:
+    """A sealed record of bots of ``levels``; at the ``swap_at``-th bot decision another legal action is
+    played in the bot's place. Also the seq of the event that recorded the swapped decision."""
+    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
+    events, table = engine.start(game, "g-rerun", seats, SEED)
+    salts = salt_source("rerun")
+    decisions, swapped = 0, None
+    while not table.finished:
+        seat = table.to_act[0]
+        level = levels[seat]
+        rnd = turn_stream(level, SEED, "g-rerun", seat, table.turn_version)
+        action = choose_action(table, seat, level, rnd)
+        if decisions == swap_at:
+            others = [a for a in engine.legal_actions(table, seat) if not same(a, action)]
+            if others:
+                action = others[0]
+                swapped = len(events) + 1
+            else:
+                swap_at += 1  # a forced move: swap the next one
+        decisions += 1
+        more, table = engine.step(table, seat, action, salts=salts)
+        events += more
+    return sealed_record(events, SEED), swapped
+
+
+def _seq_of(record: dict[str, Any], seq: int) -> Event:
+    return Event.from_dict(record["events"][seq - 1])
+
+
+def test_every_bot_decision_of_a_search_game_is_the_bots() -> None:
+    record, _ = _played("nin-nal", ["search", "greedy"])
+    assert verify_record(record)["verdict"] == "verified"
+    decisions = rerun(record)
+    assert {d["level"] for d in decisions} == {"search", "greedy"}
+    assert len(decisions) >= 18  # nine selects each, then the takes and places
+    assert all(d["same"] for d in decisions), [d for d in decisions if not d["same"]][:1]
+
+
+def test_a_move_that_was_not_the_bots_is_named() -> None:
+    record, swapped = _played("nin-nal", ["search", "random"], swap_at=3)
+    assert swapped is not None
+    decisions = rerun(record)
+    wrong = [d for d in decisions if not d["same"]]
+    assert [d["seq"] for d in wrong] == [swapped]
+    assert _seq_of(record, swapped).type in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED)
+
+
+def test_another_seed_gives_the_search_bot_another_stream() -> None:
+    """The stream is keyed by the seed: the same seat and turn give unrelated streams under two seeds,
+    and the same stream under the same seed (the auditor's)."""
+    one = [bot_stream(SEED, 0, 5).random() for _ in range(3)]
+    again = [bot_stream(SEED, 0, 5).random() for _ in range(3)]
+    other = [bot_stream(bytes(32), 0, 5).random() for _ in range(3)]
+    later = [bot_stream(SEED, 0, 6).random() for _ in range(3)]
+    assert one == again
+    assert one not in (other, later)
+    assert bot_stream(SEED, 1, 5).random() != one[0]
+
+
+def test_timeouts_are_not_rerun() -> None:
+    """An action marked ``by: timeout`` is the server's random move, not the bot's."""
+    seats = [Seat(0, "a", "greedy"), Seat(1, "b", "greedy")]
+    events, table = engine.start("san-ban", "g-t", seats, SEED, options={"first": 0})
+    salts = salt_source("t")
+    rnd = random.Random(0)
+    while not table.finished:
+        seat = table.to_act[0]
+        action = engine.sample_action(table, seat, rnd)
+        more, table = engine.step(table, seat, action, salts=salts, by="timeout")
+        events += more
+    assert rerun(sealed_record(events, SEED)) == []

@@ -1,0 +1,229 @@
+"""San Ban's search bot: the information boundary, legal and reproducible decisions (``domain.search.san_ban``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from domain import search
+from domain.engine import Seat, Table, admits, start, step
+from domain.games.san_ban import RULES
+from domain.games.san_ban import state as st
+from domain.games.san_ban.cards import CATALOGUE, TIERS
+from domain.games.san_ban.state import ADVANCED, GAMER, HAND_SIZE, OPEN_MODES, State
+from domain.search import san_ban
+from domain.search.ismcts import Budget, Simulator
+from domain.search.ismcts import search as ismcts_search
+
+SALTS = ("00", "00")
+SMALL = Budget(iterations=12, **san_ban.SETTINGS)  # type: ignore[arg-type]
+ALL_IDS = sorted(CATALOGUE)
+
+# (options, whether the decks are public through the options); random decks come from tier 2 unless set.
+SPECS: tuple[tuple[dict[str, Any], bool], ...] = (
+    ({}, False),
+    ({"mode": "gamer"}, False),
+    ({"mode": "gamer", "first": 1, "tier": 4}, False),
+    ({"mode": "advanced"}, False),
+    ({"mode": "advanced", "first": 0, "tier": 5}, False),
+    ({"mode": "hardcore"}, False),
+    ({"mode": "standard", "decks": "sizes 7 6"}, True),
+    ({"mode": "gamer", "decks": "sizes 6 7"}, True),
+    ({"mode": "advanced", "decks": "sizes 7 7"}, True),
+    ({"mode": "advanced", "decks": "sizes 5 6", "first": 1}, True),
+    ({"mode": "hardcore", "deck": "size 6"}, True),
+)
+
+
+def _options(spec: Mapping[str, Any], rnd: random.Random) -> dict[str, Any]:
+    options = dict(spec)
+    if "decks" in options:
+        sizes = [int(n) for n in options["decks"].split()[1:]]
+        options["decks"] = [rnd.sample(ALL_IDS, n) for n in sizes]
+    if "deck" in options:
+        options["deck"] = rnd.sample(ALL_IDS, int(options["deck"].split()[1]))
+    return options
+
+
+def positions(games_per_spec: int = 2) -> Iterator[tuple[Table, int, dict[str, Any]]]:
+    """(table, seat to act, options) at every decision of random games, both seats of a secret choice."""
+    for n, (spec, _public) in enumerate(SPECS):
+        for g in range(games_per_spec):
+            rnd = random.Random(1000 * n + g)
+            options = _options(spec, rnd)
+            seats = [Seat(0, "a", "greedy"), Seat(1, "b", "greedy")]
+            _events, table = start("san-ban", f"t{n}-{g}", seats, seed=bytes([n, g, 7]), options=options)
+            while not table.finished:
+                for seat in table.to_act:
+                    yield table, seat, options
+                seat = table.to_act[0]
+                _events, table = step(table, seat, rnd.choice(RULES.legal_actions(table.state, seat)), salts=SALTS)
+
+
+def _view(state: State, seat: int) -> dict[str, Any]:
+    return RULES.view(state, seat, False)
+
+
+def other_world(state: State, seat: int, options: Mapping[str, Any], rnd: random.Random) -> State:
+    """Another full state in ``seat``'s information set, written independently of ``san_ban.determinize``:
+    the opponent's unseen deck cards (random decks only: given decks are public), its hidden five and
+    order, the seat's own hidden order (advanced), the generator's shuffles and the unshown coin."""
+    opp = 1 - seat
+    given = "deck" in options or "decks" in options
+    changes: dict[str, Any] = {}
+    if state.first is None and not state.coin_shown:
+        changes["coin_winner"] = rnd.randrange(2)
+    if state.mode == ADVANCED and state.shuffles:
+        changes["shuffles"] = tuple(tuple(rnd.sample(range(HAND_SIZE), HAND_SIZE)) for _ in range(2))
+    if state.hands is None:
+        visible: tuple[str, ...] = ()
+    elif state.mode in OPEN_MODES:
+        visible = state.hands[opp]
+    else:
+        visible = state.played[opp]
+    deck = list(state.decks[opp])
+    if not given and not (state.mode in OPEN_MODES and state.hands is not None):
+        tier = options.get("tier", 2)
+        pool = [c for c in TIERS[tier] if c not in state.decks[seat] and c not in visible]
+        deck = list(visible) + rnd.sample(pool, len(deck) - len(visible))
+        rnd.shuffle(deck)
+        decks = list(state.decks)
+        decks[opp] = tuple(deck)
+        defs = {c: state.by_id[c] for c in state.decks[seat]} | {c: CATALOGUE[c] for c in deck}
+        changes.update(decks=tuple(decks), cards=tuple(defs.values()), by_id=defs)
+    if state.hands is not None and state.mode not in OPEN_MODES:
+        assert state.orders is not None
+        hands, orders = list(state.hands), list(state.orders)
+        played = state.played[opp]
+        rest = [c for c in deck if c not in played]
+        order = tuple(played) + tuple(rnd.sample(rest, HAND_SIZE - len(played)))
+        orders[opp] = order
+        hands[opp] = order if state.mode == GAMER else tuple(c for c in deck if c in order)
+        if state.mode == ADVANCED and state.shuffles:
+            mine = list(st.remaining(state, seat))
+            orders[seat] = tuple(state.played[seat]) + tuple(rnd.sample(mine, len(mine)))
+        changes.update(hands=tuple(hands), orders=tuple(orders))
+    return dataclasses.replace(state, **changes)
+
+
+def changeable(state: State, seat: int, options: Mapping[str, Any]) -> bool:
+    """Whether ``seat``'s information set holds more than one state in the parts ``other_world`` draws."""
+    opp = 1 - seat
+    if state.first is None and not state.coin_shown:
+        return True
+    if st.phase(state) == st.CHOOSE:
+        return (state.mode == ADVANCED and bool(state.shuffles)) or not ("deck" in options or "decks" in options)
+    if state.mode in OPEN_MODES:
+        return False
+    unplayed_opp = len(state.decks[opp]) - len(state.played[opp])
+    own_left = len(st.remaining(state, seat))
+    return unplayed_opp >= 2 or (state.mode == ADVANCED and bool(state.shuffles) and own_left >= 2)
+
+
+def test_other_world_is_another_state_of_the_same_information_set() -> None:
+    differed = 0
+    for n, (table, seat, options) in enumerate(positions()):
+        state = table.state
+        if st.phase(state) == st.OVER:
+            continue
+        rnd = random.Random(n)
+        worlds = [other_world(state, seat, options, rnd) for _ in range(20)]
+        for world in worlds:
+            assert _view(world, seat) == _view(state, seat)
+        if changeable(state, seat, options):
+            assert any(world != state for world in worlds), (state.mode, st.phase(state))
+            differed += 1
+    assert differed > 100
+
+
+def _search(state: State, seat: int, k: int) -> dict[str, Any]:
+    return ismcts_search(RULES, san_ban.KNOWLEDGE, state, seat, 2, random.Random(k), SMALL).best
+
+
+def test_the_decision_depends_on_the_information_set_only() -> None:
+    phases: set[tuple[str, str]] = set()
+    for n, (table, seat, options) in enumerate(positions()):
+        state = table.state
+        rnd = random.Random(n)
+        for _ in range(20):
+            world = other_world(state, seat, options, rnd)
+            if world != state or not changeable(state, seat, options):
+                break
+        assert _view(world, seat) == _view(state, seat)
+        assert _search(world, seat, n) == _search(state, seat, n), (state.mode, st.phase(state))
+        phases.add((state.mode, st.phase(state)))
+    for mode in ("standard", "gamer", "advanced", "hardcore"):
+        assert (mode, st.PLAY) in phases
+    assert {("gamer", st.CHOOSE), ("advanced", st.CHOOSE), ("standard", st.CHOOSE), ("hardcore", st.CLAIM)} <= phases
+    assert {(m, st.COIN_PHASE) for m in ("standard", "gamer", "advanced")} <= phases
+
+
+def test_the_search_level_depends_on_the_information_set_only() -> None:
+    every = list(positions(1))
+    picked = [p for mode in (GAMER, ADVANCED) for p in [q for q in every if q[0].state.mode == mode][3::7][:2]]
+    assert {table.state.mode for table, _seat, _options in picked} >= {"gamer", "advanced"}
+    for n, (table, seat, options) in enumerate(picked):
+        state = table.state
+        world = other_world(state, seat, options, random.Random(n))
+        a = search.choose(RULES, state, seat, 2, "search", random.Random(n))
+        b = search.choose(RULES, world, seat, 2, "search", random.Random(n))
+        assert a == b
+
+
+def test_every_determinization_keeps_the_view_and_plays_on_to_the_end() -> None:
+    sim = Simulator(RULES, 2)
+    for n, (table, seat, _options) in enumerate(positions(1)):
+        rnd = random.Random(n)
+        state = table.state
+        for _ in range(3):
+            world = san_ban.KNOWLEDGE.determinize(state, seat, rnd)
+            assert _view(world, seat) == _view(state, seat)
+            assert RULES.pending(world) == RULES.pending(state)
+            while sim.result(world) is None:
+                pending = RULES.pending(world)
+                joint = {s: RULES.sample_action(world, s, rnd) for s in pending.seats}
+                world = sim.after(world, pending, joint)
+            assert sorted(st.scores(world)) in ([5, 5], [4, 6], [3, 7], [2, 8], [1, 9], [0, 10])
+
+
+def test_the_decision_is_legal() -> None:
+    for n, (table, seat, _options) in enumerate(positions(1)):
+        action = _search(table.state, seat, n)
+        space = RULES.action_space(table.state, seat)
+        assert action in RULES.legal_actions(table.state, seat) or admits("san-ban", space, action)
+
+
+def test_same_seed_same_decision() -> None:
+    for n, (table, seat, _options) in enumerate(positions(1)):
+        if n % 5 == 0:
+            assert _search(table.state, seat, n) == _search(table.state, seat, n)
+
+
+@pytest.mark.parametrize("mode", ["gamer", "advanced"])
+def test_same_seed_same_decision_in_another_process(mode: str) -> None:
+    code = (
+        "import json, random, sys\n"
+        "from domain import search\n"
+        "from domain.engine import Seat, start\n"
+        "from domain.games.san_ban import RULES\n"
+        "seats = [Seat(0, 'a', 'search'), Seat(1, 'b', 'greedy')]\n"
+        f"_e, t = start('san-ban', 'p', seats, seed=b'proc', options={{'mode': {mode!r}}})\n"
+        "print(json.dumps(search.choose(RULES, t.state, t.to_act[0], 2, 'search', random.Random(5))))\n"
+    )
+    answers = set()
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        answers.add(out.stdout.strip())
+    seats = [Seat(0, "a", "search"), Seat(1, "b", "greedy")]
+    _events, table = start("san-ban", "p", seats, seed=b"proc", options={"mode": mode})
+    here = search.choose(RULES, table.state, table.to_act[0], 2, "search", random.Random(5))
+    assert answers == {json.dumps(here)}
