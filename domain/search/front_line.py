@@ -48,7 +48,7 @@ from domain.contract import changed
 from domain.games.front_line import RULES
 from domain.games.front_line.actions import PASS
 from domain.games.front_line.cards import BEATS, CATALOGUE, PER_PLAYER, SUITS, deck
-from domain.games.front_line.space import Position, Target, best_packings
+from domain.games.front_line.space import Position, Target, attack_sums, best_packings
 from domain.games.front_line.state import REFILL, State, phase, refill_count
 
 Action = dict[str, Any]
@@ -151,15 +151,6 @@ def _suit_masks(mine: tuple[str, ...], target: str) -> tuple[int, int, int]:
     return (rev if tj else normal), rev, jokers
 
 
-@lru_cache(maxsize=1 << 10)
-def _sums(values: tuple[int, ...]) -> tuple[int, ...]:
-    sums = [0] * (1 << len(values))
-    for mask in range(1, len(sums)):
-        low = (mask & -mask).bit_length() - 1
-        sums[mask] = sums[mask & (mask - 1)] + values[low]
-    return tuple(sums)
-
-
 def _submasks(mask: int) -> list[int]:
     out = []
     sub = mask
@@ -173,7 +164,7 @@ def _submasks(mask: int) -> list[int]:
 def _groups(mine: tuple[str, ...], n_front: int, target: str) -> tuple[int, ...]:
     """The minimal legal groups of ``mine`` (front line first) against ``target``, smallest first."""
     normal, rev, jokers = _suit_masks(mine, target)
-    sums = _sums(tuple(_INFO[c][1] for c in mine))
+    sums = attack_sums(tuple(_INFO[c][1] for c in mine))
     defence = _INFO[target][2]
     front = (1 << n_front) - 1
     found = [g for g in _submasks(normal) if g & front and sums[g] > defence]
@@ -194,7 +185,7 @@ def _threatened(line: Sequence[str], attackers: tuple[str, ...]) -> int:
     """The cards of ``line`` (a mask) some group of ``attackers`` (all of them possible initiators) captures."""
     if not attackers:
         return 0
-    sums = _sums(tuple(_INFO[c][1] for c in attackers))
+    sums = attack_sums(tuple(_INFO[c][1] for c in attackers))
     found = 0
     for i, t in enumerate(line):
         normal, rev, jokers = _suit_masks(attackers, t)

@@ -8,10 +8,13 @@ are rate-limited per address.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from click.testing import CliRunner
 from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
@@ -19,7 +22,9 @@ from adapters.analysis_store import ANALYSIS_QUEUE, KEY
 from adapters.embedded_redis import EmbeddedRedis
 from adapters.rq_scheduler import QUEUE_NAME
 from domain.analysis import LABELS
+from domain.bots import rerun
 from entrypoints.api import create_app
+from entrypoints.cli import main as cli
 from tests.support.api import create
 
 
@@ -103,3 +108,19 @@ def test_analysis_requests_are_rate_limited(redis_server: EmbeddedRedis, redis_c
     client = app.test_client()
     answers = [client.post("/v1/games/g0000000000000000/analysis").status_code for _ in range(3)]
     assert answers == [404, 404, 429]
+
+
+def test_the_workers_bot_moves_re_run_from_the_revealed_seed(
+    client: FlaskClient, redis_client: redis.Redis, tmp_path: Path
+) -> None:
+    """The RQ worker's search bot drew its stream from the game's secret seed: ``kifu verify --bots`` derives
+    the same stream from the seed the sealed record reveals and confirms every bot move."""
+    game_id = _finished_game(client, redis_client)
+    record = client.get(f"/v1/games/{game_id}/record").json
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    done = CliRunner().invoke(cli, ["verify", "--bots", str(path)])
+    assert done.exit_code == 0, done.output
+    line = next(x for x in done.output.splitlines() if x.startswith("ok   bots:"))
+    assert "every one the bot's" in line and "search:" in line and "greedy:" in line
+    assert not [d for d in rerun(record) if not d["same"]]

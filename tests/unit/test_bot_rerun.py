@@ -7,9 +7,13 @@ that was not the bot's (another legal action in its place) is named.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
+
+from click.testing import CliRunner
 
 from domain import engine
 from domain.audit import verify_record
@@ -17,6 +21,7 @@ from domain.bots import bot_stream, choose_action, rerun, turn_stream
 from domain.canonical import same
 from domain.engine import Seat, Table
 from domain.events import Event
+from entrypoints.cli import main as cli
 from tests.support.records import salt_source, sealed_record
 
 SEED = bytes(range(32))
@@ -68,6 +73,20 @@ def test_a_move_that_was_not_the_bots_is_named() -> None:
     wrong = [d for d in decisions if not d["same"]]
     assert [d["seq"] for d in wrong] == [swapped]
     assert _seq_of(record, swapped).type in (engine.ACTION_TAKEN, engine.CHOICE_COMMITTED)
+
+
+def test_kifu_verify_bots_fails_a_record_whose_bot_move_was_not_the_bots(tmp_path: Path) -> None:
+    """The record verifies (chained, committed, re-derived: the swapped move is legal), yet ``--bots`` fails it
+    at the swapped event; without ``--bots`` it is VERIFIED."""
+    record, swapped = _played("nin-nal", ["search", "random"], swap_at=3)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    plain = CliRunner().invoke(cli, ["verify", str(path)])
+    assert plain.exit_code == 0, plain.output
+    checked = CliRunner().invoke(cli, ["verify", "--bots", str(path)])
+    assert checked.exit_code == 1
+    assert "FAIL bots: 1 of" in checked.output and f"event {swapped}," in checked.output
+    assert f"first bad event: {swapped}" in checked.output
 
 
 def test_another_seed_gives_the_search_bot_another_stream() -> None:

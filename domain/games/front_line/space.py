@@ -63,7 +63,7 @@ def submasks(mask: int) -> Iterator[int]:
 
 
 @lru_cache(maxsize=4096)
-def _sums(values: tuple[int, ...]) -> tuple[int, ...]:
+def attack_sums(values: tuple[int, ...]) -> tuple[int, ...]:
     """The attack total of every mask over ``values``."""
     sums = [0] * (1 << len(values))
     for mask in range(1, len(sums)):
@@ -88,7 +88,7 @@ def position(
     cards = tuple(card(c) for c in (*front, *reserve))
     jokers = sum(1 << i for i, c in enumerate(cards) if c.joker)
     front_mask = (1 << len(front)) - 1
-    sums = _sums(tuple(c.attack for c in cards))
+    sums = attack_sums(tuple(c.attack for c in cards))
     targets = []
     for owner, line in opponents:
         for t in map(card, line):
