@@ -36,7 +36,8 @@ def run_worker(client: redis.Redis, burst: bool = False, queues: Sequence[str] =
     """Work ``queues`` until a stop signal (or, with ``burst``, until they are empty)."""
     stopping = threading.Event()
     if burst:
-        _new_worker(client, stopping, queues).work(burst=True, with_scheduler=True, logging_level="WARNING")
+        worker = _new_worker(client, stopping, queues)
+        worker.work(burst=True, with_scheduler=_schedules(queues), logging_level="WARNING")
         return
     os.register_at_fork(after_in_child=die_with(os.getpid()))  # RQ's forked scheduler dies with this process
     on_stop_signals(stopping.set)
@@ -53,7 +54,7 @@ def _work_once(client: redis.Redis, stopping: threading.Event, queues: Sequence[
     rq_worker = None
     try:
         rq_worker = _new_worker(client, stopping, queues)
-        rq_worker.work(with_scheduler=True, logging_level="WARNING")
+        rq_worker.work(with_scheduler=_schedules(queues), logging_level="WARNING")
     except (redis.ConnectionError, redis.TimeoutError) as exc:
         log.warning("worker: Redis did not answer (%s); waiting for it", exc)
     else:
@@ -66,6 +67,12 @@ def _work_once(client: redis.Redis, stopping: threading.Event, queues: Sequence[
         if thread is not None:  # RQ stops it after registering the death, which fails while Redis is down
             thread.stop()
     return rq_worker
+
+
+def _schedules(queues: Sequence[str]) -> bool:
+    """Whether a worker of ``queues`` runs RQ's scheduler: only for ``kifu``, whose move timeouts are
+    scheduled jobs (the analyses' queue has none, so its worker forks no scheduler process)."""
+    return "kifu" in queues
 
 
 def _new_worker(client: redis.Redis, stopping: threading.Event, queues: Sequence[str] = ("kifu",)) -> SimpleWorker:

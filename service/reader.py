@@ -47,6 +47,8 @@ class GameReader:
         With the game held and no head given, the head and the events since the table held are read in
         one round trip.
         """
+        if not game_id.startswith(GAME_ID_PREFIX):  # the store also holds tournaments' logs
+            raise GameNotFound(f"no game {game_id!r}")
         if head is None:
             refreshed = self._refreshed(game_id)
             if refreshed is not None:

@@ -163,14 +163,15 @@ def test_killing_kifu_run_takes_its_whole_stack_with_it_and_a_new_one_starts_in_
     try:
         wait_until(lambda: ready(base), "readyz")
         game_id, _ann = play_against_bot(base)
-        workers = [
-            pid for pid in children(first.pid) if b"worker" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        ]
+        commands = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in children(first.pid)}
+        workers = [pid for pid, argv in commands.items() if b"worker" in argv and b"kifu-analysis" not in argv]
         assert len(workers) == 2  # KIFU_WORKERS' default
+        assert len([pid for pid, argv in commands.items() if b"kifu-analysis" in argv]) == 1  # the analyst
         wait_until(lambda: any(child_running(w, "worker") for w in workers), "a worker to fork its RQ scheduler")
         stack = descendants(first.pid)
-        # redis, gunicorn and its 2 workers, 2 RQ workers and the scheduler one of them forked, projector, sweeper
-        assert len(stack) == 9
+        # redis, gunicorn and its 2 workers, 2 RQ workers and the scheduler one of them forked, the analyst (no
+        # scheduler of its own), projector, sweeper
+        assert len(stack) == 10
 
         first.kill()
         first.wait()

@@ -86,6 +86,14 @@ def test_only_a_finished_game_is_analysed(client: FlaskClient) -> None:
     assert running.status_code == 409 and running.json["type"] == "/problems/game-not-finished"
     unknown = client.post("/v1/games/g0000000000000000/analysis")
     assert unknown.status_code == 404 and unknown.json["type"] == "/problems/game-not-found"
+    tournament = client.post(
+        "/v1/tournaments",
+        json={"game": "nin-nal", "format": "round-robin", "entrants": [{"name": "a"}, {"name": "b"}]},
+    )
+    assert tournament.status_code == 201, tournament.json
+    for method in (client.get, client.post):  # a tournament's log is not a game's
+        answer = method(f"/v1/games/{tournament.json['id']}/analysis")
+        assert answer.status_code == 404 and answer.json["type"] == "/problems/game-not-found"
 
 
 def test_a_failed_or_lost_analysis_is_queued_again(client: FlaskClient, redis_client: redis.Redis) -> None:
