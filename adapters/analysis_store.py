@@ -72,7 +72,8 @@ class RedisAnalyses:
 
     def _job_alive(self, game_id: str) -> bool:
         """Whether the game's analysis job is waiting or running (or its analysis is done)."""
-        if self.client.hget(KEY.format(game_id), "status") == b"done":
+        status = self.client.hget(KEY.format(game_id), "status")
+        if status is not None and text(status) == "done":
             return True
         try:
             job = Job.fetch(f"analysis-{game_id}", connection=self.client)

@@ -26,44 +26,17 @@ decision's step), so analysing a game again gives the same answer.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain import engine, search
 from domain.canonical import same
-from domain.engine import ACTION_TAKEN, CHOICE_COMMITTED, RESIGN, Table
-from domain.record import to_event
+from domain.decisions import Decision, decisions
 
 GOOD, INACCURACY, MISTAKE = 0.05, 0.10, 0.20
 LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
 DEFAULT_LEVEL = "search"
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A seat's decision in a record: the event that holds it, the table before it, what it chose."""
-
-    step: int
-    seat: int
-    table: Table
-    action: Mapping[str, Any]
-
-
-def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
-    """Every decision of the record's seats, in order (see the module docstring for which count)."""
-    table: Table | None = None
-    for step, env in enumerate(record["events"], start=1):
-        event = to_event(env)
-        after = engine.replay([event], table)
-        if table is not None and event.type in (ACTION_TAKEN, CHOICE_COMMITTED) and not event.data.get("by"):
-            seat = event.data["seat"]
-            if event.type == CHOICE_COMMITTED:
-                yield Decision(step, seat, table, after.choices[seat].action)
-            elif event.data["action"].get("type") != RESIGN:
-                yield Decision(step, seat, table, event.data["action"])
-        table = after
 
 
 def label(loss: float) -> str:

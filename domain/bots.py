@@ -25,10 +25,9 @@ from typing import Any
 
 from domain import search
 from domain.canonical import same
-from domain.engine import ACTION_TAKEN, CHOICE_COMMITTED, RESIGN, Table, replay, sample_action
+from domain.decisions import decisions
+from domain.engine import Table, sample_action
 from domain.errors import NotYourTurn
-from domain.events import Event
-from domain.record import to_event
 
 BOT_STREAM_LABEL = b"kifu-bot-stream/1"
 
@@ -83,46 +82,26 @@ def rerun(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     Each entry: ``seq`` (the event that recorded the decision: an ``action_taken``, or the
     ``choice_committed`` of a secret choice, whose action the sealed record reveals), ``seat``,
     ``level``, ``action`` (recorded), ``rerun`` (what the bot chooses now from the same position and
-    stream) and ``same``. A timeout's action (``by``) is not the bot's and is left out. The same
-    software (the bot levels' settings are fixed once released) gives ``same`` everywhere; any other
-    answer means the move was not the bot's.
+    stream) and ``same``. A timeout's action (``by``) is not the bot's and is left out
+    (``domain.decisions.decisions``). The same software (the bot levels' settings are fixed once
+    released) gives ``same`` everywhere; any other answer means the move was not the bot's.
     """
-    events = record["events"]
     seed = bytes.fromhex(record["seed"])
-    table: Table | None = None
     out: list[dict[str, Any]] = []
-    for env in events:
-        event = to_event(env)
-        decision = _bot_decision(table, event) if table is not None else None
-        after = replay([event], table)
-        if decision is not None and table is not None:
-            seat, level = decision
-            if event.type == CHOICE_COMMITTED:
-                action: Mapping[str, Any] = after.choices[seat].action
-            else:
-                action = event.data["action"]
-            rnd = turn_stream(level, seed, table.game_id, seat, table.turn_version)
-            again = choose_action(table, seat, level, rnd)
-            out.append(
-                {
-                    "seq": env["seq"],
-                    "seat": seat,
-                    "level": level,
-                    "action": dict(action),
-                    "rerun": again,
-                    "same": same(action, again),
-                }
-            )
-        table = after
+    for decision in decisions(record):
+        table, seat = decision.table, decision.seat
+        level = table.seats[seat].bot
+        if level is None:
+            continue
+        again = choose_action(table, seat, level, turn_stream(level, seed, table.game_id, seat, table.turn_version))
+        out.append(
+            {
+                "seq": decision.step,
+                "seat": seat,
+                "level": level,
+                "action": dict(decision.action),
+                "rerun": again,
+                "same": same(decision.action, again),
+            }
+        )
     return out
-
-
-def _bot_decision(table: Table, event: Event) -> tuple[int, str] | None:
-    """(seat, level) when ``event`` records a bot seat's own decision on ``table``."""
-    if event.type not in (ACTION_TAKEN, CHOICE_COMMITTED) or event.data.get("by"):
-        return None
-    seat = event.data["seat"]
-    level = table.seats[seat].bot
-    if level is None or (event.type == ACTION_TAKEN and event.data["action"].get("type") == RESIGN):
-        return None
-    return seat, level

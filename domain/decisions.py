@@ -13,13 +13,21 @@ and the game's ``result`` (JSON); ``decided_at``, the step where the seat made t
 action taken and of the best, the ``loss`` and the ``label``; empty where the game was not analysed
 (and on a timeout's move, which is not judged). A secret choice in parts (a Kiri-ai program) has one
 verdict, the whole choice's, repeated on each part's row.
+
+``decisions`` gives the same decisions with the table each was made on (as the engine replays the
+record): what the analysis judges (``domain.analysis``) and the bots' re-run repeats (``domain.bots``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from domain import engine
+from domain.engine import ACTION_TAKEN, CHOICE_COMMITTED, RESIGN, Table
+from domain.record import to_event
 
 COLUMNS = ("game_id", "game", "rules_version", "step", "seat", "player", "action", "by", "result", "decided_at")
 ANALYSIS_COLUMNS = ("best", "value", "best_value", "loss", "label")
@@ -74,3 +82,30 @@ def with_analysis(rows: Iterable[dict[str, Any]], verdicts: Iterable[Mapping[str
             "loss": verdict["loss"],
             "label": verdict["label"],
         }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A seat's decision in a record: the event that holds it, the table before it, what it chose."""
+
+    step: int
+    seat: int
+    table: Table
+    action: Mapping[str, Any]
+
+
+def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
+    """Every decision of the record's seats as the engine saw it, in order: a turn's ``action_taken`` or
+    a secret choice's ``choice_committed`` (its action from the sealed record); a timeout's move
+    (``by``) and a resignation are not the seat's decisions. For the analysis and the bots' re-run."""
+    table: Table | None = None
+    for step, env in enumerate(record["events"], start=1):
+        event = to_event(env)
+        after = engine.replay([event], table)
+        if table is not None and event.type in (ACTION_TAKEN, CHOICE_COMMITTED) and not event.data.get("by"):
+            seat = event.data["seat"]
+            if event.type == CHOICE_COMMITTED:
+                yield Decision(step, seat, table, after.choices[seat].action)
+            elif event.data["action"].get("type") != RESIGN:
+                yield Decision(step, seat, table, event.data["action"])
+        table = after
