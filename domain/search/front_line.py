@@ -114,6 +114,12 @@ class FrontLineKnowledge:
         ]
         return [sum(_logistic(worth[s] - worth[o]) for o in range(n) if o != s) / (n - 1) for s in range(n)]
 
+    def observe(self, before: State, after: State) -> str:
+        """The cards a refill turned up from a draw pile into the reinforcements (the draw is
+        automatic: the action names only the cards moved up)."""
+        turned = [c for was, now in zip(before.reserve, after.reserve, strict=True) for c in now if c not in was]
+        return ",".join(turned)
+
 
 def _logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-SCALE * x))

@@ -13,6 +13,15 @@ Set Monte Carlo Tree Search", IEEE TCIAIG 2012), with decoupled selection at sim
 * at a simultaneous step (sealed choices), every seat selects from its own statistics at the same
   node without seeing the others' choice (decoupled UCT), so no seat's choice is judged as if it
   could react to the others' in the same step; the joint action leads to the child;
+* a node's children are per joint action **and observation** (``Knowledge.observe``: what the step
+  showed everybody beyond the actions, such as the card a San Ban placement turned up), so a later
+  choice in the tree may depend on what its seat will have seen then;
+* the other seats' untried arms: by default one at random; with ``Budget.opponents="policy"`` the
+  play-out policy's action instead, for as long as the node has untried arms for that seat. Where
+  the others' hands are hidden each determinization offers them different actions, so few of their
+  arms are tried twice and "an untried one at random" has them play at random; the policy plays
+  them as a reasonable player would (measured on Nin Nal against ``greedy``, 200 games each: 56.5%
+  -> 67.5% with two players, 1.56x -> 2.40x the fair share with four);
 * one node is expanded per iteration, then the game is played out by the game's rollout policy
   (to the end, or cut at ``Budget.rollout_depth`` and scored by the game's ``evaluate``);
 * the reward of a seat is its finishing place mapped to [0, 1] (first 1, last 0, a shared place
@@ -36,7 +45,7 @@ from domain.contract import Game, Pending
 from domain.events import Event
 
 Action = dict[str, Any]
-Joint = tuple[tuple[int, str], ...]  # (seat, action key) per seat to act, in seat order
+Joint = tuple[tuple[tuple[int, str], ...], str]  # ((seat, action key) per seat to act), observation
 
 
 class Knowledge(Protocol):
@@ -62,6 +71,12 @@ class Knowledge(Protocol):
         """Each seat's estimated reward in [0, 1] for a play-out cut before the end."""
         ...
 
+    def observe(self, before: Any, after: Any) -> str:
+        """What every seat learns from a step beyond the actions taken (a hidden card turned up on
+        the table), as a key; "" where the actions say it all. The tree's child is per joint action
+        and observation, so a later choice in the tree may depend on what was seen."""
+        ...
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -71,9 +86,15 @@ class Budget:
     iterations: int
     exploration: float = 0.7
     rollout_depth: int = 200
+    opponents: str = "untried"  # the other seats' next arm while some are untried: "untried" or "policy"
 
     def describe(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "exploration": self.exploration, "rollout_depth": self.rollout_depth}
+        return {
+            "iterations": self.iterations,
+            "exploration": self.exploration,
+            "rollout_depth": self.rollout_depth,
+            "opponents": self.opponents,
+        }
 
 
 @dataclass
@@ -109,7 +130,37 @@ class Estimate:
 
 
 def key(action: Mapping[str, Any]) -> str:
-    """An action's identity in the tree: its canonical JSON."""
+    """An action's identity in the tree: its canonical JSON.
+
+    Memoised for the usual action, a flat mapping of strings, integers and lists of them (a search
+    asks the key of the same few actions hundreds of thousands of times); any other value (a
+    boolean, which equals 1 as a memo key, a float, a nested mapping) is encoded each time.
+    """
+    items: list[tuple[str, Any]] = []
+    for name, value in sorted(action.items()):
+        kind = type(value)
+        if kind is list:
+            if not all(type(v) is str or type(v) is int for v in value):
+                return _json(action)
+            items.append((name, tuple(value)))  # a tuple and a list have the same JSON
+        elif kind is str or kind is int:
+            items.append((name, value))
+        else:
+            return _json(action)
+    memo = tuple(items)
+    found = _KEYS.get(memo)
+    if found is None:
+        if len(_KEYS) >= _KEYS_MAX:
+            _KEYS.clear()
+        found = _KEYS[memo] = _json(action)
+    return found
+
+
+_KEYS: dict[tuple[tuple[str, Any], ...], str] = {}
+_KEYS_MAX = 1 << 16
+
+
+def _json(action: Mapping[str, Any]) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
@@ -212,13 +263,14 @@ def _iterate(
             options = knowledge.candidates(world, s, rnd)
             if node is root and s == searcher and must_include is not None:
                 options = [*options, dict(must_include)]
-            arm, fresh = _select(node, s, options, rnd, budget.exploration)
+            guide = knowledge.rollout(world, s, rnd) if s != searcher and budget.opponents == "policy" else None
+            k, arm, fresh = _select(node, s, options, rnd, budget.exploration, guide)
             expanded = expanded or fresh
             joint[s] = arm.action
-            keys.append((s, key(arm.action)))
+            keys.append((s, k))
         path.append((node, keys))
-        world = sim.after(world, pending, joint)
-        node = node.children.setdefault(tuple(keys), Node())
+        before, world = world, sim.after(world, pending, joint)
+        node = node.children.setdefault((tuple(keys), knowledge.observe(before, world)), Node())
         payoff = sim.result(world)
     if payoff is None:
         payoff = _playout(sim, knowledge, world, rnd, budget.rollout_depth)
@@ -230,12 +282,25 @@ def _iterate(
 
 
 def _select(
-    node: Node, seat: int, options: Sequence[Mapping[str, Any]], rnd: random.Random, exploration: float
-) -> tuple[Arm, bool]:
-    """``seat``'s arm at ``node`` among ``options`` (those legal in this determinization): an untried
-    one at random (and True: the node grows), else the best by UCB1 over availability."""
+    node: Node,
+    seat: int,
+    options: Sequence[Mapping[str, Any]],
+    rnd: random.Random,
+    exploration: float,
+    guide: Mapping[str, Any] | None = None,
+) -> tuple[str, Arm, bool]:
+    """``seat``'s arm (and its key) at ``node`` among ``options`` (those legal in this
+    determinization): while some are untried, an untried one at random (and True: the node grows)
+    or, given a ``guide`` (the play-out policy's action for another seat), the guide's arm; once all
+    are tried, the best by UCB1 over availability.
+
+    The guide models the other seats as the play-out policy plays until the tree knows better:
+    with many hidden hands each determinization offers the others different actions, few of their
+    arms are ever tried twice, and a uniformly random untried one would have them play at random.
+    """
     arms = node.arms.setdefault(seat, {})
-    available, untried = [], []
+    available: list[tuple[str, Arm]] = []
+    untried: list[tuple[str, Arm]] = []
     seen: set[str] = set()
     for action in options:
         k = key(action)
@@ -246,16 +311,23 @@ def _select(
         if arm is None:
             arm = arms[k] = Arm(dict(action))
         arm.available += 1
-        available.append(arm)
+        available.append((k, arm))
         if arm.visits == 0:
-            untried.append(arm)
+            untried.append((k, arm))
     if untried:
-        return rnd.choice(untried), True
-    return max(available, key=_ucb(exploration)), False
+        if guide is not None:
+            k = key(guide)
+            arm = arms.get(k) or arms.setdefault(k, Arm(dict(guide), available=1))
+            return k, arm, arm.visits == 0
+        k, arm = rnd.choice(untried)
+        return k, arm, True
+    k, arm = max(available, key=_ucb(exploration))
+    return k, arm, False
 
 
-def _ucb(exploration: float) -> Callable[[Arm], float]:
-    def score(arm: Arm) -> float:
+def _ucb(exploration: float) -> Callable[[tuple[str, Arm]], float]:
+    def score(keyed: tuple[str, Arm]) -> float:
+        arm = keyed[1]
         return arm.value + exploration * math.sqrt(math.log(arm.available) / arm.visits)
 
     return score

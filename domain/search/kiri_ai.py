@@ -108,6 +108,11 @@ class KiriAiKnowledge:
             return [0.5, 0.5]
         return [0.25, 0.75] if red else [0.75, 0.25]
 
+    def observe(self, before: Any, after: Any) -> str:
+        # Approximation: a program names its special card only as "special", so which one the
+        # other seat played is not keyed (it turns up once a game at most).
+        return ""
+
 
 def _pair(seat: int, own: str, theirs: str) -> tuple[str | None, str | None]:
     return (own, theirs) if seat == 0 else (theirs, own)

@@ -32,6 +32,12 @@ the greedy bot's, finishes the round.
 **Budget.** UCB1's exploration is 0.2, not the default 0.7: the rewards of two selects differ by a
 few hundredths, and with a wide exploration the visits stay nearly even, so the most visited action
 (the decision) would be close to a random one.
+
+**The others in the tree** follow the play-out policy while they have untried actions
+(``opponents="policy"``): with nine of 36 unseen cards in each hand, every determinization deals
+them other cards, and an untried card at random would make them play at random (measured: 56.5%
+-> 67.5% against ``greedy`` with two players, 1.56x -> 2.40x the fair share with four, 200 games
+each).
 """
 
 from __future__ import annotations
@@ -151,7 +157,10 @@ class NinNalKnowledge:
             out.append(ahead / (n - 1))
         return out
 
+    def observe(self, before: Any, after: Any) -> str:
+        return ""  # the revealed cards are the selects: the joint action
+
 
 KNOWLEDGE = NinNalKnowledge()
 ITERATIONS = 450
-SETTINGS: dict[str, object] = {"exploration": 0.2, "rollout_depth": ROLLOUT_DEPTH}
+SETTINGS: dict[str, object] = {"exploration": 0.2, "rollout_depth": ROLLOUT_DEPTH, "opponents": "policy"}

@@ -196,6 +196,13 @@ class SanBanKnowledge:
         a, b = st.scores(state)
         return [0.5 + (a - b) / 20, 0.5 + (b - a) / 20]
 
+    def observe(self, before: State, after: State) -> str:
+        """The card a placement put on the board: in ``gamer`` and ``advanced`` the action names
+        only the cell, and the next choice depends on which card turned up there."""
+        return ",".join(
+            slot.card for slot, was in zip(after.board, before.board, strict=True) if slot is not None and was is None
+        )
+
 
 def _picks(state: State, seat: int) -> list[Action]:
     """The searched picks of five (module docstring), the strongest first."""

@@ -166,6 +166,9 @@ class SanNiIchiKnowledge:
             for i, mine in enumerate(scores)
         ]
 
+    def observe(self, before: Any, after: Any) -> str:
+        return ""  # the selections, takes and smoke answers are the actions; the rest follows from the table
+
 
 def _smoke(state: State, seat: int) -> Action:
     if not state.can_smoke(seat) or not state.combat[seat]:
