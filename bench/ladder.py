@@ -33,9 +33,13 @@ SALTS = ("00",) * 2
 # The README's table: (game, players, options) x (A, B).
 ROWS: tuple[tuple[str, int, Mapping[str, Any] | None], ...] = (
     ("san-ban", 2, None),
+    ("san-ban", 2, {"mode": "gamer"}),
+    ("san-ban", 2, {"mode": "advanced"}),
     ("kiri-ai", 2, None),
+    ("kiri-ai", 2, {"battlefield": "advanced"}),
     ("nin-nal", 2, None),
     ("nin-nal", 4, None),
+    ("san-ni-ichi", 3, None),
     ("san-ni-ichi", 4, None),
     ("front-line", 2, None),
     ("front-line", 3, None),

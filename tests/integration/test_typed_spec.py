@@ -150,6 +150,7 @@ class Setup:
     def label(self) -> str:
         extra = [f"{k}={v if isinstance(v, (str, int, bool)) else len(v)}" for k, v in self.options.items()]
         extra += ["deal"] * bool(self.deal) + ["resign"] * (self.resign_after is not None)
+        extra += [self.policy] * (self.policy != "random")  # two fixed deals differ only by their policy
         return "-".join([self.game, f"{self.players}p", *extra, *["open"] * self.open_seat])
 
 
@@ -184,6 +185,7 @@ CONFIGS = [
     Setup("front-line", 4, {"jokers": True, "deck": "per-player"}, resign_after=60),
     Setup("front-line", 2, {"deck": "per-player"}, resign_after=25, open_seat=True),
 ]
+assert len({s.label for s in CONFIGS}) == len(CONFIGS), "a label names one configuration (PLAYED, seeded)"
 
 
 # -- validation -----------------------------------------------------------------------------
