@@ -36,8 +36,8 @@ few hundredths, and with a wide exploration the visits stay nearly even, so the 
 **The others in the tree** follow the play-out policy while they have untried actions
 (``opponents="policy"``): with nine of 36 unseen cards in each hand, every determinization deals
 them other cards, and an untried card at random would make them play at random (measured: 56.5%
--> 67.5% against ``greedy`` with two players, 1.56x -> 2.40x the fair share with four, 200 games
-each).
+-> 68.1% against ``greedy`` with two players, 1.56x -> 2.28x the fair share with four; 200 games
+before, 1,000 after: ``python -m bench.ladder``).
 """
 
 from __future__ import annotations
