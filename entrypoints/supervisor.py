@@ -171,18 +171,21 @@ class Supervisor:
         return max(0.0, min(dues) - self.clock()) if dues else None
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Stop the services, then the dependencies: SIGTERM, then SIGKILL what is left after ``timeout_s``."""
+        """Stop the services, then the dependencies: SIGTERM, then SIGKILL what is left after ``timeout_s``
+        (one deadline per group, not per process: a stop takes at most twice ``timeout_s`` however many
+        children hang)."""
         _stop_all(self.services, timeout_s)
         _stop_all(self.dependencies, timeout_s)
 
 
-def _stop_all(children: Sequence[Child], timeout_s: float) -> None:
+def _stop_all(children: Sequence[Child], timeout_s: float, clock: Callable[[], float] = time.monotonic) -> None:
     running = [c.process for c in children if c.process is not None and c.process.poll() is None]
     for process in running:
         _signal_group(process, signal.SIGTERM)
+    deadline = clock() + timeout_s
     for process in running:
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=timeout_s)
+            process.wait(timeout=max(0.0, deadline - clock()))
     for child in children:
         if child.process is not None:
             _signal_group(child.process, signal.SIGKILL)

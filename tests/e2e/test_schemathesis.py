@@ -136,7 +136,7 @@ from tests.support.spec import spec_with_toy_game
 
 TIMEOUT = 10
 SEED = 20260523
-MAX_EXAMPLES = 200  # generated cases per operation in the fuzzing phase
+MAX_EXAMPLES = 150  # generated cases per operation in the fuzzing phase
 STREAM_EXAMPLES = 8  # ... for the streams, whose cases on a running game last SSE_MAX_SECONDS
 WORKFLOW_SCENARIOS, WORKFLOW_STEPS = 60, 10  # the state machine over every link
 PLAY_SCENARIOS, PLAY_STEPS = 150, 15  # the state machine over the links that play a game

@@ -20,6 +20,8 @@ would have to.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import itertools
 import random
 import re
@@ -36,6 +38,36 @@ HASH = re.compile(r"^[0-9a-f]{64}$")
 SALTISH = re.compile(r"^[0-9a-f]{32,}$")
 MAX_CANDIDATES = 80
 MAX_ASSIGNMENTS = 720
+SALT_SLOT = "\u0000salt\u0000"  # stands for the salt while a payload is encoded once for every salt
+
+
+def salted(payload: Mapping[str, Any], salts: Sequence[str], reference: Any) -> list[str]:
+    """SHA-256 of ``payload`` with each of ``salts`` added as its ``salt``, as ``reference(salt)`` computes it.
+
+    The payload is encoded once (the salt's place kept by ``SALT_SLOT``) and each salt's encoding put in
+    that place: the canonical JSON of a whole payload is its parts' encodings in key order, so the bytes
+    are the same, and the first salt's hash is checked against ``reference`` to prove it (an attacker
+    hashing other bytes than the server would see nothing, and this suite would pass blind).
+    """
+    encoded = canonical_json({**payload, "salt": SALT_SLOT})
+    slot = canonical_json(SALT_SLOT)
+    if encoded.count(slot) != 1:
+        return [reference(s) for s in salts]
+    before, after = encoded.split(slot)
+    head = hashlib.sha256(before)
+    hashes = []
+    for s in salts:
+        whole = head.copy()
+        whole.update(_encoded_salt(s) + after)
+        hashes.append(whole.hexdigest())
+    if salts:
+        assert hashes[0] == reference(salts[0]), "the attacker must hash what the server hashes"
+    return hashes
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _encoded_salt(salt: str) -> bytes:
+    return canonical_json(salt)
 
 
 @dataclass
@@ -223,18 +255,26 @@ class Attacker:
             return {sha256_hex(canonical_json(p)) for p in parts_of(candidate).values()}
 
         def part_commitments(candidate: Any) -> set[str]:
-            return {part_commitment(a, p, s) for a, p in parts_of(candidate).items() for s in salts}
+            return {
+                h
+                for a, p in parts_of(candidate).items()
+                for h in salted({"audience": a, "part": p}, salts, lambda s, a=a, p=p: part_commitment(a, p, s))
+            }
 
         def choice_commitments(candidate: Any) -> set[str]:
             if env["type"] != CHOICE_COMMITTED:
                 return set()
             seat, step = public.get("seat"), public.get("step")
             return {
-                commitment(self.game_id, seat, step, i, p, s)
+                h
                 for part in parts_of(candidate).values()
                 for i, p in enumerate(part.get("parts", ()))
                 if (step, seat, i) not in self.revealed
-                for s in salts
+                for h in salted(
+                    {"game": self.game_id, "seat": seat, "step": step, "part": i, "action": p},
+                    salts,
+                    lambda s, i=i, p=p: commitment(self.game_id, seat, step, i, p, s),
+                )
             }
 
         yield "format-1 chain hash", format_1_chain

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from entrypoints.supervisor import Child, Dependency, Supervisor
+from entrypoints.supervisor import Child, Dependency, Supervisor, _stop_all
 
 EXITS = [sys.executable, "-c", "raise SystemExit(3)"]
 LIVES = [sys.executable, "-c", "import signal; signal.pause()"]  # runs until a signal stops it
@@ -222,6 +222,37 @@ def test_a_dependency_is_stopped_last(tmp_path: Path) -> None:
     sup.stop()
     assert seen.read_text() in {"S", "R"}  # Redis was still running (not a zombie) when the worker stopped
     assert redis.process is not None and redis.process.returncode == -signal.SIGTERM
+
+
+def test_children_that_ignore_sigterm_share_one_deadline_then_are_killed(tmp_path: Path) -> None:
+    """Three hung services cost one ``timeout_s``, not three (``kifu run``'s Ctrl-C within its budget)."""
+    clock = Clock()
+    children, waited = [], []
+    for i in range(3):
+        started = tmp_path / f"started-{i}"
+        os.mkfifo(started)
+        ignores = (
+            "import signal\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            f"open({str(started)!r}, 'w').write('ignoring')\n"
+            "signal.pause()"
+        )
+        process = subprocess.Popen([sys.executable, "-c", ignores], start_new_session=True)
+        assert started.read_text() == "ignoring"  # blocks until SIGTERM is ignored
+        real_wait = process.wait
+
+        def hung_wait(timeout: float | None = None, real_wait=real_wait, process=process) -> int:  # type: ignore[no-untyped-def]
+            if timeout is None:  # after SIGKILL
+                return real_wait()
+            waited.append(timeout)
+            clock.now += timeout  # the whole timeout passes: SIGTERM is ignored
+            raise subprocess.TimeoutExpired(process.args, timeout)
+
+        process.wait = hung_wait  # type: ignore[method-assign]
+        children.append(Child(f"hung-{i}", [], process=process))
+    _stop_all(children, 5.0, clock=clock)
+    assert waited == [5.0, 0.0, 0.0]
+    assert [c.process.returncode for c in children if c.process is not None] == [-signal.SIGKILL] * 3
 
 
 def test_children_and_what_they_fork_die_with_the_supervisor() -> None:
