@@ -11,6 +11,14 @@ win, 1/k for a first place shared by k seats (a two-player draw is half a point)
 better than the field takes 1/players. The 95% interval is the normal one over the games' points.
 A's time per decision is its mean (and 95th percentile) over every decision it took, on one core.
 
+``oracle`` (bench only, never a service level) is ``search`` that sees every hidden part: each
+iteration searches the true state (other hands, draw piles in their order) instead of a draw from
+the seat's view. It cheats, so it shows what the hidden parts are worth to this search at this
+budget: where the oracle does much better than ``search``, what the seat cannot see holds the
+search back (luck, to a fair player); where it does no better, the search itself must improve.
+
+    python -m bench.ladder --game san-ban --options '{"mode": "advanced"}' --a oracle --b greedy --games 300
+
 Prints figures; asserts nothing.
 """
 
@@ -25,8 +33,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from domain import search
 from domain.bots import choose_action, turn_stream
-from domain.engine import Seat, start, step
+from domain.engine import Seat, Table, start, step
+from domain.search.ismcts import Knowledge
+from domain.search.ismcts import search as search_tree
 
 SALTS = ("00",) * 2
 
@@ -45,6 +56,28 @@ ROWS: tuple[tuple[str, int, Mapping[str, Any] | None], ...] = (
     ("front-line", 3, None),
 )
 PAIRS = (("search", "greedy"), ("greedy", "random"))
+ORACLE = "oracle"
+
+
+class Clairvoyant:
+    """A game's ``Knowledge`` whose determinization is the true state: the oracle's (it cheats)."""
+
+    def __init__(self, inner: Knowledge) -> None:
+        self.candidates, self.rollout = inner.candidates, inner.rollout
+        self.evaluate, self.observe = inner.evaluate, inner.observe
+
+    def determinize(self, state: Any, seat: int, rnd: Any) -> Any:
+        return state
+
+
+def decide(table: Table, seat: int, level: str, rnd: Any) -> dict[str, Any]:
+    """``level``'s action, the oracle's included (``search``'s budget on the true state)."""
+    if level != ORACLE:
+        return choose_action(table, seat, level, rnd)
+    game = table.game
+    knowledge = Clairvoyant(search.KNOWLEDGE[game.id])
+    budget = search.budget(game, "search")
+    return search_tree(game, knowledge, table.state, seat, len(table.seats), rnd, budget).best
 
 
 @dataclass(frozen=True)
@@ -55,16 +88,16 @@ class GameOutcome:
 
 def play_one(game: str, levels: Sequence[str], seed: int, options: Mapping[str, Any] | None, timed: int) -> GameOutcome:
     """One game, ``levels[s]`` at seat ``s``; the points of seat ``timed`` and its decision times."""
-    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
+    seats = [Seat(i, f"bot{i}", "search" if level == ORACLE else level) for i, level in enumerate(levels)]
     secret = seed.to_bytes(8, "big")
     _events, table = start(game, f"ladder-{seed}", seats, seed=secret, options=options)
     times: list[float] = []
     while not table.finished:
         seat = table.to_act[0]
         level = levels[seat]
-        rnd = turn_stream(level, secret, table.game_id, seat, table.turn_version)
+        rnd = turn_stream("search" if level == ORACLE else level, secret, table.game_id, seat, table.turn_version)
         began = time.perf_counter()
-        action = choose_action(table, seat, level, rnd)
+        action = decide(table, seat, level, rnd)
         if seat == timed:
             times.append(time.perf_counter() - began)
         _events, table = step(table, seat, action, salts=SALTS)
