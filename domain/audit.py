@@ -582,7 +582,7 @@ def _start_as_created(created: Event, seed: bytes) -> tuple[list[Event], engine.
     version the game does not play is refused, naming it.
     """
     d = created.data
-    seats = [engine.Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"]]
+    seats = [engine.Seat.from_dict(s) for s in d["seats"]]
     deal = created.hidden.get("deal") if HIDDEN in created.private else None
     link = d.get("tournament")
     return engine.start(d["game"], d["game_id"], seats, seed, d["options"], deal, link, d["rules_version"])

@@ -42,7 +42,8 @@ def choose_action(table: Table, seat: int, level: str, rnd: random.Random) -> di
     if level in search.LEVELS and table.game.id in search.KNOWLEDGE:
         if seat not in table.to_act:
             raise NotYourTurn(f"seat {seat} is not to act now")
-        return search.choose(table.game, table.state, seat, len(table.seats), level, rnd)
+        recorded = table.seats[seat].settings  # the budget the game committed to, else the level's
+        return search.choose(table.game, table.state, seat, len(table.seats), level, rnd, recorded)
     if level == "random" or level not in table.game.bots:
         return random_action(table, seat, rnd)
     if seat not in table.to_act:
@@ -83,8 +84,9 @@ def rerun(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     ``choice_committed`` of a secret choice, whose action the sealed record reveals), ``seat``,
     ``level``, ``action`` (recorded), ``rerun`` (what the bot chooses now from the same position and
     stream) and ``same``. A timeout's action (``by``) is not the bot's and is left out
-    (``domain.decisions.decisions``). The same software (the bot levels' settings are fixed once
-    released) gives ``same`` everywhere; any other answer means the move was not the bot's.
+    (``domain.decisions.decisions``). A search seat re-runs with the settings its record committed to
+    (``game_created``'s ``bot_settings``), so the same rules give ``same`` everywhere, whatever a
+    level's budget is today; any other answer means the move was not the bot's.
     """
     seed = bytes.fromhex(record["seed"])
     out: list[dict[str, Any]] = []

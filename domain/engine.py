@@ -73,12 +73,20 @@ class Seat:
     name: str | None
     bot: str | None = None
     open: bool = False
+    settings: Mapping[str, Any] | None = None  # a search level's budget, committed at creation (``bot_settings``)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seat": self.seat, "name": self.name, "bot": self.bot}
         if self.open:
             out["open"] = True  # only then: records from before open seats keep their exact shape
+        if self.settings is not None:
+            out["bot_settings"] = dict(self.settings)  # likewise: records from before search bots keep theirs
         return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Seat:
+        """The seat as ``game_created`` records it (``to_dict``)."""
+        return cls(d["seat"], d["name"], d.get("bot"), d.get("open", False), d.get("bot_settings"))
 
 
 @dataclass(frozen=True)
@@ -156,10 +164,33 @@ def player_counts(game: Game) -> str:
     return f"{game.min_players} to {game.max_players} players"
 
 
+def new_seat(kind: str, seat: int, name: str | None, bot: str | None, open_seat: bool = False) -> Seat:
+    """A seat of a new game of ``kind``: a search level's seat commits to the level's settings of
+    today (``search.settings``), which its bot then plays with for the whole game, and which the
+    record shows (``bot_info.settings``) and a re-run uses, whatever later versions of the level do."""
+    settings = None
+    if bot is not None and bot in search.LEVELS and kind in search.KNOWLEDGE:
+        settings = search.settings(get_game(kind), bot)
+    return Seat(seat, name, bot, open_seat, settings)
+
+
 def bot_levels(game: Game) -> list[str]:
     """Bot levels a seat of ``game`` may use: ``random`` always, then the game's own, then the search
     levels (``domain.search``)."""
     return ["random", *[level for level in game.bots if level != "random"], *search.levels_for(game)]
+
+
+def _check_settings(seat: Seat) -> None:
+    """A seat's committed settings: only a search level's, and a budget ``search.budget_of`` reads."""
+    if seat.settings is None:
+        return
+    where = ("players", seat.seat, "bot_settings")
+    if seat.bot not in search.LEVELS:
+        raise InvalidOptions(f"only a search level has bot settings, not {seat.bot!r}", where)
+    try:
+        search.budget_of(seat.settings)
+    except ValueError as exc:
+        raise InvalidOptions(f"bad bot settings: {exc}", where) from None
 
 
 def rules_versions(game: Game) -> tuple[str, ...]:
@@ -245,6 +276,7 @@ def start(
             raise InvalidOptions(
                 f"unknown bot {seat.bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players", seat.seat, "bot")
             )
+        _check_settings(seat)
     opts = normalize_options(game, options, len(seats))
     if deal is not None and not isinstance(deal, Mapping):
         raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))
@@ -313,7 +345,7 @@ def evolve(table: Table | None, ev: Event) -> Table:
             raise ValueError(f"a log starts with {GAME_CREATED}, not {ev.type}")
         d = ev.data
         game = get_game(d["game"])
-        seats = tuple(Seat(s["seat"], s["name"], s.get("bot"), s.get("open", False)) for s in d["seats"])
+        seats = tuple(Seat.from_dict(s) for s in d["seats"])
         return Table(
             game_id=d["game_id"],
             kind=d["game"],

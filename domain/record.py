@@ -187,14 +187,16 @@ def is_sealed(envs: Sequence[Mapping[str, Any]]) -> bool:
     return bool(envs) and envs[-1].get("type") == "game_sealed"
 
 
-def bot_info(created: Mapping[str, Any], bot: str) -> dict[str, Any]:
-    """A bot level's provenance as the record shows it, derived from ``game_created`` alone.
+def bot_info(created: Mapping[str, Any], seat: Mapping[str, Any]) -> dict[str, Any]:
+    """A bot seat's provenance as the record shows it, derived from ``game_created`` alone.
 
-    Today's bots have no settings and play the rules version the game was created
-    with, so nothing in a bot's provenance is left unbound: an auditor derives it
-    from event 1 exactly as the server does.
+    Every bot plays the rules version the game was created with; a search level's settings (its
+    budget) are the seat's ``bot_settings``, which ``game_created`` committed to, and the other
+    levels have none (``{}``). So nothing in a bot's provenance is left unbound: an auditor derives
+    it from event 1 exactly as the server does.
     """
-    return {"name": bot, "version": f"{created['game']}/{created['rules_version']}", "settings": {}}
+    version = f"{created['game']}/{created['rules_version']}"
+    return {"name": seat["bot"], "version": version, "settings": seat.get("bot_settings", {})}
 
 
 def record_header(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -206,7 +208,7 @@ def record_header(envs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """
     created = envs[0]["data"]
     sealed = is_sealed(envs)
-    seats = [{**s, "bot_info": bot_info(created, s["bot"]) if s.get("bot") else None} for s in created["seats"]]
+    seats = [{**s, "bot_info": bot_info(created, s) if s.get("bot") else None} for s in created["seats"]]
     header = {
         "format": record_format(envs),
         "game_id": created["game_id"],

@@ -30,7 +30,7 @@ from typing import Any
 
 from domain import engine
 from domain.canonical import canonical_json, sha256_hex
-from domain.engine import Seat, Table
+from domain.engine import Table
 from domain.errors import KifuError
 from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, envelopes, public_envelope, rfc3339, to_event
@@ -317,7 +317,10 @@ class Commands:
         game_id = self._creation_id(command.idempotency_key, request)
         if command.idempotency_key is not None and self.log.head(game_id).version:  # a fresh random id is new
             return Answer(self._creation_answer(game_id, {}), replayed=True)
-        seats = [Seat(i, p.get("name"), p.get("bot"), bool(p.get("open"))) for i, p in enumerate(players)]
+        seats = [
+            engine.new_seat(command.game, i, p.get("name"), p.get("bot"), bool(p.get("open")))
+            for i, p in enumerate(players)
+        ]
         seed = (placement.seed if placement else None) or self.random_bytes(32)
         link = placement.tournament if placement else None
         events, table = engine.start(command.game, game_id, seats, seed, command.options, command.deal, link)

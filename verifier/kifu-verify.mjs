@@ -783,8 +783,13 @@ function recordHeader(events) {
   const seats = pyIter(at(created, "seats")).map((s) => {
     if (!isMap(s)) throw new Malformed("a seat is not an object");
     const bot = get(s, "bot");
+    const settings = get(s, "bot_settings");
     const info = bot !== MISSING && truthy(bot)
-      ? obj({ name: bot, version: `${pyStr(at(created, "game"))}/${pyStr(at(created, "rules_version"))}`, settings: new Map() })
+      ? obj({
+        name: bot,
+        version: `${pyStr(at(created, "game"))}/${pyStr(at(created, "rules_version"))}`,
+        settings: settings === MISSING ? new Map() : settings,
+      })
       : null;
     return new Map([...s, ["bot_info", info]]);
   });

@@ -66,9 +66,44 @@ _SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
 )
 
 
+ALGORITHM = "so-ismcts"
+
+
 def settings(game: Game, level: str) -> dict[str, Any]:
-    """``level``'s settings in ``game`` as the catalog lists them."""
-    return {"algorithm": "so-ismcts", **budget(game, level).describe()}
+    """``level``'s settings in ``game`` as the catalog lists them and a new game's record commits to
+    (``game_created``'s seat ``bot_settings``)."""
+    return {"algorithm": ALGORITHM, **budget(game, level).describe()}
+
+
+def budget_of(recorded: Mapping[str, Any]) -> Budget:
+    """The budget that ``recorded`` settings (``settings``' shape, as a record holds them) describe.
+
+    A game's bot plays with the settings its record committed to when the game was created, not with
+    today's, so a re-run (``domain.bots.rerun``) judges a move by the budget it was made with. Raises
+    ``ValueError`` naming the first setting that is missing, unknown or out of range.
+    """
+    if not isinstance(recorded, Mapping):
+        raise ValueError("bot settings are an object")
+    unknown = sorted(set(recorded) - {"algorithm", *Budget.__dataclass_fields__})
+    if unknown:
+        raise ValueError(f"unknown bot setting {unknown[0]!r}")
+    if recorded.get("algorithm") != ALGORITHM:
+        raise ValueError(f"bot settings name the algorithm {ALGORITHM!r}")
+    iterations, exploration = recorded.get("iterations"), recorded.get("exploration")
+    depth, opponents = recorded.get("rollout_depth"), recorded.get("opponents")
+    if type(iterations) is not int or not 1 <= iterations <= MAX_ITERATIONS:
+        raise ValueError(f"iterations is an integer from 1 to {MAX_ITERATIONS}")
+    if not isinstance(exploration, int | float) or isinstance(exploration, bool) or not 0 <= exploration <= 100:
+        raise ValueError("exploration is a number from 0 to 100")
+    if type(depth) is not int or not 1 <= depth <= 10_000:
+        raise ValueError("rollout_depth is an integer from 1 to 10000")
+    if opponents not in OPPONENT_MODELS:
+        raise ValueError(f"opponents is one of {', '.join(OPPONENT_MODELS)}")
+    return Budget(iterations, float(exploration), depth, opponents)
+
+
+MAX_ITERATIONS = 100_000  # a recorded budget larger than any level's would stall a re-run, not prove a move
+OPPONENT_MODELS = ("untried", "policy")
 
 
 def estimate(
@@ -84,6 +119,16 @@ def estimate(
     return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, budget(game, level), must_include)
 
 
-def choose(game: Game, state: Any, seat: int, n_seats: int, level: str, rnd: random.Random) -> dict[str, Any]:
-    """The action the search bot of ``level`` takes for ``seat``."""
-    return estimate(game, state, seat, n_seats, level, rnd).best
+def choose(
+    game: Game,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    level: str,
+    rnd: random.Random,
+    recorded: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The action the search bot of ``level`` takes for ``seat``: with the ``recorded`` settings where
+    the game's record holds them (``budget_of``), else with ``level``'s own."""
+    plan = budget(game, level) if recorded is None else budget_of(recorded)
+    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan).best

@@ -295,6 +295,25 @@ def test_bot_seats_have_no_token(api: Contract) -> None:
     assert record["seats"][1]["bot_info"]["name"] == "random"
 
 
+def test_a_search_seat_commits_to_its_settings(api: Contract) -> None:
+    """A search seat's budget is in ``game_created`` (``bot_settings``), the creation answer, the view and
+    the record's ``bot_info.settings``: the catalog's settings for the level when the game was created.
+    The other seats have none."""
+    catalog = api.call("get", "/v1/catalog", 200).json
+    listed = next(g for g in catalog["games"] if g["id"] == "nin-nal")["bot_settings"]["search-strong"]
+    body = {"game": "nin-nal", "players": [{"name": "ann"}, {"name": "rob", "bot": "search-strong"}]}
+    created = api.call("post", "/v1/games", 201, json=body).json
+    assert created["seats"][1]["bot_settings"] == listed
+    assert "bot_settings" not in created["seats"][0]
+    game_id = created["id"]
+    view = api.call("get", f"/v1/games/{game_id}", 200).json
+    assert [s.get("bot_settings") for s in view["seats"]] == [None, listed]
+    record = api.call("get", f"/v1/games/{game_id}/record", 200).json
+    assert record["events"][0]["data"]["seats"][1]["bot_settings"] == listed
+    assert record["seats"][1]["bot_info"] == {"name": "search-strong", "version": "nin-nal/1", "settings": listed}
+    assert record["seats"][0]["bot_info"] is None
+
+
 def test_503_problem_when_redis_is_down(
     redis_server: EmbeddedRedis, openapi: OpenAPI, spec_dict: dict[str, Any]
 ) -> None:

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
-from domain import engine
+from domain import engine, search
 from domain.audit import verify_record
 from domain.bots import bot_stream, choose_action, rerun, turn_stream
 from domain.canonical import same
+from domain.decisions import decisions as engine_decisions
 from domain.engine import Seat, Table
+from domain.errors import InvalidOptions
 from domain.events import Event
+from domain.registry import get_game
 from entrypoints.cli import main as cli
 from tests.support.records import salt_source, sealed_record
 
@@ -28,10 +32,17 @@ SEED = bytes(range(32))
 Swap = Callable[[Table, int, dict[str, Any]], dict[str, Any]]
 
 
-def _played(game: str, levels: Sequence[str], swap_at: int | None = None) -> tuple[dict[str, Any], int | None]:
-    """A sealed record of bots of ``levels``; at the ``swap_at``-th bot decision another legal action is
-    played in the bot's place. Also the seq of the event that recorded the swapped decision."""
-    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(levels)]
+def _played(
+    game: str,
+    levels: Sequence[str],
+    swap_at: int | None = None,
+    settings: Mapping[int, Mapping[str, Any]] | None = None,
+) -> tuple[dict[str, Any], int | None]:
+    """A sealed record of bots of ``levels`` (a seat's committed ``settings`` where given); at the
+    ``swap_at``-th bot decision another legal action is played in the bot's place. Also the seq of the
+    event that recorded the swapped decision."""
+    given = settings or {}
+    seats = [Seat(i, f"bot{i}", level, settings=given.get(i)) for i, level in enumerate(levels)]
     events, table = engine.start(game, "g-rerun", seats, SEED)
     salts = salt_source("rerun")
     decisions, swapped = 0, None
@@ -113,3 +124,57 @@ def test_timeouts_are_not_rerun() -> None:
         more, table = engine.step(table, seat, action, salts=salts, by="timeout")
         events += more
     assert rerun(sealed_record(events, SEED)) == []
+
+
+def test_a_search_seat_plays_and_reruns_with_the_settings_its_record_commits_to() -> None:
+    """A seat created with a budget of its own (``bot_settings``) plays the whole game with it; the record
+    shows it (``bot_info.settings``) and the re-run uses it: every decision is the bot's. Re-run with the
+    level's budget of today instead, some decisions differ, so the recorded budget is what decided."""
+    small = {**search.settings(get_game("nin-nal"), "search"), "iterations": 4}
+    record, _ = _played("nin-nal", ["search", "greedy"], settings={0: small})
+    assert record["events"][0]["data"]["seats"][0]["bot_settings"] == small
+    assert record["seats"][0]["bot_info"]["settings"] == small
+    assert record["seats"][1]["bot_info"]["settings"] == {}
+    assert verify_record(record)["verdict"] == "verified"
+    decisions = [d for d in rerun(record) if d["level"] == "search"]
+    assert len(decisions) >= 9 and all(d["same"] for d in decisions)
+    differ = []
+    for d in engine_decisions(record):
+        if d.seat == 0:
+            table = d.table
+            rnd = turn_stream("search", SEED, "g-rerun", 0, table.turn_version)
+            todays = search.choose(table.game, table.state, 0, len(table.seats), "search", rnd)
+            differ += [] if same(d.action, todays) else [d.step]
+    assert differ, "the level's own budget took every decision the 4-iteration budget took"
+
+
+def test_a_new_search_seat_commits_to_its_levels_settings_of_today() -> None:
+    seat = engine.new_seat("kiri-ai", 1, "kiri", "search-strong")
+    assert seat.settings == search.settings(get_game("kiri-ai"), "search-strong")
+    assert seat.to_dict()["bot_settings"] == seat.settings
+    assert engine.new_seat("kiri-ai", 0, "k", "greedy").to_dict() == {"seat": 0, "name": "k", "bot": "greedy"}
+    assert Seat.from_dict(seat.to_dict()) == seat
+
+
+@pytest.mark.parametrize(
+    ("bot", "change", "says"),
+    [
+        ("greedy", {}, "only a search level"),
+        ("search", {"iterations": 0}, "iterations"),
+        ("search", {"iterations": "150"}, "iterations"),
+        ("search", {"exploration": True}, "exploration"),
+        ("search", {"rollout_depth": 2.0}, "rollout_depth"),
+        ("search", {"opponents": "oracle"}, "opponents"),
+        ("search", {"algorithm": "minimax"}, "algorithm"),
+        ("search", {"peek": True}, "unknown bot setting 'peek'"),
+    ],
+)
+def test_bad_bot_settings_are_refused_naming_the_field(bot: str, change: dict[str, Any], says: str) -> None:
+    """Event 1 is re-created from its seats by the auditor, so settings no level could have are refused
+    there as here: a forged budget cannot pass for a search bot's."""
+    settings = {**search.settings(get_game("nin-nal"), "search"), **change}
+    seats = [Seat(0, "a", bot, settings=settings), Seat(1, "b", "random")]
+    with pytest.raises(InvalidOptions) as refused:
+        engine.start("nin-nal", "g-bad", seats, SEED)
+    assert says in str(refused.value)
+    assert refused.value.field == ("players", 0, "bot_settings")

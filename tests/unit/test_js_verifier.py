@@ -279,6 +279,46 @@ def test_a_sample_of_bench_forgeries_fails_alike(genuine: list[dict[str, Any]]) 
     assert compare(records) == []
 
 
+def search_seat_record() -> dict[str, Any]:
+    """A sealed Kiri-ai record whose seat 1 is a search level with its settings committed in event 1
+    (the moves are random: the verifiers do not re-run bots)."""
+    seats = [Seat(0, "ann"), engine.new_seat("kiri-ai", 1, "bot", "search")]
+    events, table = engine.start("kiri-ai", "g-js-search", seats, bytes(32))
+    salts, rnd = counter_salts("jssearch"), random.Random(5)
+    while not table.finished:
+        seat = rnd.choice(table.to_act)
+        more, table = engine.step(table, seat, engine.sample_action(table, seat, rnd), salts=salts)
+        events += more
+    return sealed(events, bytes(32), counter_salts("jssearchseal"))
+
+
+def test_a_search_seats_settings_are_derived_alike() -> None:
+    """Both verifiers derive ``bot_info.settings`` from the seat's ``bot_settings`` in event 1: the genuine
+    record verifies in both; a header whose settings differ, or event 1's settings changed (chained
+    again), fails alike."""
+    record = search_seat_record()
+    assert record["seats"][1]["bot_info"]["settings"]["algorithm"] == "so-ismcts"
+
+    def forged(change: Callable[[dict[str, Any]], Any], chain: bool = False) -> dict[str, Any]:
+        rec = copy.deepcopy(record)
+        change(rec)
+        if chain:
+            rechain(rec)
+        return rec
+
+    records = [
+        record,
+        forged(lambda r: r["seats"][1]["bot_info"]["settings"].update(iterations=1)),
+        forged(lambda r: r["seats"][1]["bot_info"].update(settings={})),
+        forged(lambda r: r["events"][0]["data"]["seats"][1]["bot_settings"].update(iterations=1)),
+        forged(lambda r: r["events"][0]["data"]["seats"][1]["bot_settings"].update(iterations=1), chain=True),
+    ]
+    assert compare(records) == []
+    js = run_batch(records)
+    assert [r["verdict"] for r in js] == ["verified"] + ["failed"] * 4
+    assert js[1]["bad_field"] == "seats[1].bot_info.settings.iterations"
+
+
 def test_text_that_is_not_strict_json_fails(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "kifu-record/2", "format": "kifu-record/1", "events": []}')
