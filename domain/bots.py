@@ -43,7 +43,7 @@ def choose_action(table: Table, seat: int, level: str, rnd: random.Random) -> di
         if seat not in table.to_act:
             raise NotYourTurn(f"seat {seat} is not to act now")
         recorded = table.seats[seat].settings  # the budget the game committed to, else the level's
-        return search.choose(table.game, table.state, seat, len(table.seats), level, rnd, recorded)
+        return search.estimate(table.game, table.state, seat, len(table.seats), level, rnd, recorded=recorded).best
     if level == "random" or level not in table.game.bots:
         return random_action(table, seat, rnd)
     if seat not in table.to_act:

@@ -114,21 +114,14 @@ def estimate(
     level: str,
     rnd: random.Random,
     must_include: Mapping[str, Any] | None = None,
-) -> Estimate:
-    """The search of ``level`` for ``seat`` in ``state`` (read only as ``seat`` may see it)."""
-    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, budget(game, level), must_include)
-
-
-def choose(
-    game: Game,
-    state: Any,
-    seat: int,
-    n_seats: int,
-    level: str,
-    rnd: random.Random,
     recorded: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The action the search bot of ``level`` takes for ``seat``: with the ``recorded`` settings where
-    the game's record holds them (``budget_of``), else with ``level``'s own."""
+) -> Estimate:
+    """The search of ``level`` for ``seat`` in ``state`` (read only as ``seat`` may see it): with the
+    ``recorded`` settings where the game's record holds them (``budget_of``), else with ``level``'s own."""
     plan = budget(game, level) if recorded is None else budget_of(recorded)
-    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan).best
+    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include)
+
+
+def choose(game: Game, state: Any, seat: int, n_seats: int, level: str, rnd: random.Random) -> dict[str, Any]:
+    """The action the search bot of ``level`` takes for ``seat``."""
+    return estimate(game, state, seat, n_seats, level, rnd).best

@@ -137,15 +137,20 @@ def old_format(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def forgery(genuine: dict[str, Any], change: Callable[[dict[str, Any]], Any], chain: bool = False) -> dict[str, Any]:
+    """A copy of ``genuine`` with ``change`` made (and the hash chain made whole again with ``chain``)."""
+    rec = copy.deepcopy(genuine)
+    change(rec)
+    if chain:
+        rechain(rec)
+    return rec
+
+
 def hand_picked(genuine: dict[str, Any]) -> list[Any]:
     """Forgeries of one sealed record, each changing one thing the checks both verifiers run must catch."""
 
     def forged(change: Callable[[dict[str, Any]], Any], chain: bool = False) -> dict[str, Any]:
-        rec = copy.deepcopy(genuine)
-        change(rec)
-        if chain:
-            rechain(rec)
-        return rec
+        return forgery(genuine, change, chain)
 
     def ev(i: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
         return lambda r: r["events"][i]
@@ -300,11 +305,7 @@ def test_a_search_seats_settings_are_derived_alike() -> None:
     assert record["seats"][1]["bot_info"]["settings"]["algorithm"] == "so-ismcts"
 
     def forged(change: Callable[[dict[str, Any]], Any], chain: bool = False) -> dict[str, Any]:
-        rec = copy.deepcopy(record)
-        change(rec)
-        if chain:
-            rechain(rec)
-        return rec
+        return forgery(record, change, chain)
 
     records = [
         record,
