@@ -45,6 +45,16 @@ class CatalogPlayers(TypedDict):
     max: int
 
 
+class BotSettings(TypedDict):
+    """A search level's budget (the catalog's ``bot_settings``), as a search seat records it."""
+
+    algorithm: str
+    iterations: int
+    exploration: float
+    rollout_depth: int
+    opponents: Literal["untried", "policy"]
+
+
 class CatalogGame(TypedDict):
     id: str
     name: str
@@ -52,6 +62,7 @@ class CatalogGame(TypedDict):
     players: CatalogPlayers
     options: dict[str, dict[str, Any]]  # each a JSON Schema fragment with "default" and "description"
     bots: list[str]
+    bot_settings: dict[str, BotSettings]  # by search level
 
 
 class Catalog(TypedDict):
@@ -63,6 +74,7 @@ class Seat(TypedDict):
     name: str | None
     bot: str | None
     open: NotRequired[bool]
+    bot_settings: NotRequired[BotSettings]  # a search level's seat: the budget it plays the game with
 
 
 class SeatWithToken(Seat):

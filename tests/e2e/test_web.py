@@ -133,6 +133,21 @@ def test_a_spectator_sees_a_move_made_through_the_api(web: str, page: tuple[Page
     print(f"the spectator's page showed the move {shown_after * 1000:.0f} ms after it was made")  # the closing note's
 
 
+def test_a_search_seats_tag_shows_the_budget_it_plays_with(web: str, page: tuple[Page, Console]) -> None:
+    """The seat's tag names the bot; a search seat's tooltip gives the budget its record commits to."""
+    tab, console = page
+    players = [{"name": "ann"}, {"name": "sol", "bot": "search"}, {"name": "gus", "bot": "greedy"}]
+    created = requests.post(f"{web}/v1/games", json={"game": "nin-nal", "players": players}, timeout=TIMEOUT)
+    assert created.status_code == 201, created.text
+    settings = created.json()["seats"][1]["bot_settings"]
+    tab.goto(f"{web}/games/{created.json()['id']}")
+    tag = tab.locator("li[data-seat='1'] .tag", has_text="bot: search")
+    tag.wait_for(timeout=WAIT_MS)
+    assert tag.get_attribute("title") == f"so-ismcts: {settings['iterations']} iterations per decision"
+    assert tab.locator("li[data-seat='2'] .tag", has_text="bot: greedy").get_attribute("title") is None
+    assert console.errors == []
+
+
 def test_the_lobby_creates_a_game_and_a_visitor_joins_its_open_seat(
     web: str, redis_client: redis.Redis, page: tuple[Page, Console]
 ) -> None:

@@ -343,6 +343,11 @@ function title(game) {
     "front-line": "Front Line"}[game] || game;
 }
 
+// A search seat's budget, as its record commits to it (the tag's tooltip); nothing for the other bots.
+function botBudget(settings) {
+  return settings ? `${settings.algorithm}: ${settings.iterations} iterations per decision` : undefined;
+}
+
 // Who sits where, whose turn it is, who has chosen, and each seat's deadline as a countdown.
 function seatsPanel(view, ctx) {
   const secret = view.committed.length > 0 || view.to_act.length > 1;
@@ -351,7 +356,7 @@ function seatsPanel(view, ctx) {
     h("ol", {}, view.seats.map((seat) => h("li", {class: ["seat", view.to_act.includes(seat.seat) && "to-act"],
       "data-seat": seat.seat},
       h("span", {class: "seat-name"}, ctx.names[seat.seat]),
-      seat.bot ? h("span", {class: "tag"}, `bot: ${seat.bot}`) : null,
+      seat.bot ? h("span", {class: "tag", title: botBudget(seat.bot_settings)}, `bot: ${seat.bot}`) : null,
       seat.open ? h("span", {class: "tag"}, "open seat") : null,
       view.to_act.includes(seat.seat) ? h("span", {class: "tag turn"}, "▶ to act") : null,
       view.committed.includes(seat.seat) ? h("span", {class: "tag"}, "✓ chosen") : null,
