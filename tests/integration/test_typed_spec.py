@@ -67,6 +67,10 @@ from entrypoints.api import create_app
 from service.ports import NoScheduler
 from tests.support.spec import load_spec
 
+# One process plays every configuration once: the tests that read what they all produced (``samples``) then
+# find them played instead of playing again the ones another process played (make test: -n 2).
+pytestmark = pytest.mark.xdist_group("typed_spec")
+
 SPEC = load_spec()
 SCHEMAS = SPEC["components"]["schemas"]
 PREFIX = {
