@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +90,9 @@ def worker(burst: bool, queues: tuple[str, ...]) -> None:
 def projector() -> None:
     """Run the projector: games list and snapshots, from every partition's feed."""
     from bootstrap import build, events_from_environment
+    from entrypoints.supervisor import SignalSafeEvent
 
-    stopping = threading.Event()
+    stopping = SignalSafeEvent()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     with contextlib.suppress(KeyboardInterrupt):
         build(_redis(), events=events_from_environment()).projector().run(stopping)
@@ -103,8 +103,9 @@ def sweeper() -> None:
     """Run the sweeper: ask again for bot turns, move timeouts and tournament steps whose job was lost."""
     from bootstrap import build, events_from_environment
     from entrypoints import sweeper as sweeping
+    from entrypoints.supervisor import SignalSafeEvent
 
-    stopping = threading.Event()
+    stopping = SignalSafeEvent()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     with contextlib.suppress(KeyboardInterrupt):
         sweeping.run(build(_redis(), events=events_from_environment()), stopping)

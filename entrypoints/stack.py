@@ -19,14 +19,13 @@ import select
 import shutil
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from adapters.signing_keys import DATA_DIR_ENV, key_file, load_or_create
-from entrypoints.supervisor import Dependency, Supervisor, on_stop_signals
+from entrypoints.supervisor import Dependency, SignalSafeEvent, Supervisor, on_stop_signals
 
 if TYPE_CHECKING:
     from adapters.embedded_redis import EmbeddedRedis
@@ -148,7 +147,7 @@ def _supervise(supervisor: Supervisor) -> bool:
 
     SIGCHLD wakes the loop, so a dead Redis is restarted at once rather than at the next poll.
     """
-    stopping, wake = threading.Event(), threading.Event()
+    stopping, wake = SignalSafeEvent(), SignalSafeEvent()  # set by signal handlers: see SignalSafeEvent
 
     def stop() -> None:
         stopping.set()

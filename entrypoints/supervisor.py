@@ -29,8 +29,10 @@ import contextlib
 import ctypes
 import logging
 import os
+import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -198,7 +200,50 @@ def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
         os.killpg(process.pid, signum)
 
 
+class SignalSafeEvent(threading.Event):
+    """A ``threading.Event`` that a signal handler may set.
+
+    ``threading.Event.set`` takes the event's lock, which is not reentrant, and
+    CPython runs a Python signal handler in the main thread between two of its
+    bytecodes, even inside another handler. So a handler that sets an ordinary
+    event while the main thread holds that lock (inside ``wait``, ``clear``, or
+    a handler of the signal before: SIGCHLDs come in bursts when the children
+    stop together) waits for itself forever. That hung ``kifu run`` on Ctrl-C.
+
+    Here ``set`` only assigns a flag and writes a byte to a pipe (nothing to
+    lock), and ``wait`` selects on the pipe; ``clear`` empties it. Any thread
+    may wait: the byte stays until ``clear``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._flag = False
+        self._read, self._write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def set(self) -> None:
+        self._flag = True
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: it is readable already
+            os.write(self._write, b"\0")
+
+    def is_set(self) -> bool:
+        return self._flag
+
+    def clear(self) -> None:
+        self._flag = False  # before emptying the pipe: a set() meanwhile leaves the flag True
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self._read, 4096):
+                pass
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self._flag:
+            select.select([self._read], [], [], timeout)  # retried after a handler (PEP 475); its byte wakes us
+        return self._flag
+
+
 def on_stop_signals(handler: Callable[[], None]) -> None:
-    """Call ``handler`` on SIGTERM and on SIGINT (a shell may start us in the background with SIGINT ignored)."""
+    """Call ``handler`` on SIGTERM and on SIGINT (a shell may start us in the background with SIGINT ignored).
+
+    It runs as a signal handler: it must take no lock (set a ``SignalSafeEvent``, not a ``threading.Event``).
+    """
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: handler())

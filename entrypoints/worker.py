@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import redis
 
-from entrypoints.supervisor import die_with, on_stop_signals
+from entrypoints.supervisor import SignalSafeEvent, die_with, on_stop_signals
 
 if TYPE_CHECKING:
     from redis.client import PubSubWorkerThread
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 def run_worker(client: redis.Redis, burst: bool = False, queues: Sequence[str] = ("kifu",)) -> None:
     """Work ``queues`` until a stop signal (or, with ``burst``, until they are empty)."""
-    stopping = threading.Event()
+    stopping = SignalSafeEvent()  # set by signal handlers, RQ's included
     if burst:
         worker = _new_worker(client, stopping, queues)
         worker.work(burst=True, with_scheduler=_schedules(queues), logging_level="WARNING")

@@ -288,3 +288,44 @@ def test_children_and_what_they_fork_die_with_the_supervisor() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_signal_safe_event_is_set_by_a_burst_of_handlers_while_the_main_thread_waits_and_clears() -> None:
+    """A burst of signals whose handler sets the event, while the main thread waits on it and clears it
+    in a loop: a ``threading.Event`` deadlocks within a few hundred (a handler runs while the main thread
+    holds its lock); this one must see every burst through and still report a set."""
+    burst = (
+        "import os, signal, subprocess\n"
+        "from entrypoints.supervisor import SignalSafeEvent\n"
+        "event, seen = SignalSafeEvent(), 0\n"
+        "signal.signal(signal.SIGUSR1, lambda *_: event.set())\n"
+        "sender = subprocess.Popen(['bash', '-c', f'for i in $(seq 2000); do kill -USR1 {os.getpid()}; done'])\n"
+        "while sender.poll() is None:\n"
+        "    if event.wait(0.0001):\n"
+        "        seen += 1\n"
+        "    event.clear()\n"
+        "assert not event.is_set() and not event.wait(0)\n"
+        "os.kill(os.getpid(), signal.SIGUSR1)\n"
+        "assert event.wait() and event.is_set()\n"
+        "print(seen > 0, flush=True)"
+    )
+    done = subprocess.run([sys.executable, "-c", burst], capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr
+
+
+def test_kifu_runs_loop_stops_on_ctrl_c_after_a_burst_of_sigchld() -> None:
+    """``kifu run``'s loop (``entrypoints.stack._supervise``) under a burst of SIGCHLDs, as when its
+    children exit together, then Ctrl-C. Its handlers once set ``threading.Event``s, and a CI run's stop
+    hung for good; with them this loop hangs within the burst nearly every time."""
+    stack = (
+        "from entrypoints.stack import _supervise\n"
+        "from entrypoints.supervisor import Supervisor\n"
+        "burst = 'for i in $(seq 3000); do kill -CHLD $PPID; done; kill -INT $PPID; sleep 60'\n"
+        "sup = Supervisor({'burst': ['bash', '-c', burst]})\n"
+        "sup.start()\n"
+        "assert _supervise(sup)\n"
+        "sup.stop(timeout_s=5)\n"
+        "print('stopped', flush=True)"
+    )
+    done = subprocess.run([sys.executable, "-c", stack], capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "stopped"), done.stderr
