@@ -8,7 +8,10 @@
 * ``compare`` - only when named (it takes a few minutes): starts its own Redis
   and servers and measures, in one run, a no-op Flask POST, Kifu's API in two
   connection shapes and the store against raw redis-py, each figure with its
-  ratio to its baseline and its target (``bench.compare``).
+  ratio to its baseline and its target (``bench.compare``);
+* ``peer`` - only when named (some two minutes a run): the peer, San Ban on
+  boardgame.io (in memory), and Kifu under ``kifu run`` (durable), back to back,
+  three runs, and the ratio (``bench.peer``; needs Node and npm).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 ALL = ("domain", "store", "load", "api")  # the default run: ``kifu bench`` (``make bench``)
-NAMED = (*ALL, "compare")  # also runnable by name
+NAMED = (*ALL, "compare", "peer")  # also runnable by name
 
 
 def run_all(
@@ -55,3 +58,7 @@ def run_all(
         if seconds is not None:
             options.seconds = seconds
         compare.main(options=options)
+    if "peer" in chosen:
+        from bench import peer
+
+        peer.main(["--clients", str(clients), *(["--seconds", str(seconds)] if seconds is not None else [])])
