@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -93,13 +94,18 @@ class Signer:
 
     private_key: Ed25519PrivateKey
 
-    @property
-    def jwk(self) -> dict[str, str]:
+    @cached_property
+    def _public(self) -> dict[str, str]:
+        """The public JWK, computed once: a signature names its kid, a SHA-256 thumbprint of the key."""
         return public_jwk(self.private_key.public_key())
 
     @property
+    def jwk(self) -> dict[str, str]:
+        return dict(self._public)
+
+    @property
     def kid(self) -> str:
-        return self.jwk["kid"]
+        return self._public["kid"]
 
     def sign(self, statement: Mapping[str, Any]) -> dict[str, Any]:
         """``{"kid", "alg", "statement", "sig"}`` over the canonical JSON of ``statement``."""

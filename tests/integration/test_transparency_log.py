@@ -106,6 +106,57 @@ def test_appends_from_several_processes_at_once_lose_nothing_and_log_nothing_twi
     assert sorted(e["game"] for e in entries) == sorted(f"g{n}" for n in range(40))
     leaves = [leaf_hash(canonical_json(e["signature"]["statement"])) for e in entries]
     assert logs[0].head()["root"] == root_of(leaves).hex()
+    published = keys.keys()
+    for size in range(1, 41):  # whoever integrated a batch signed a head for every size in it
+        head = logs[0].head(size)
+        assert head["root"] == root_of(leaves[:size]).hex()
+        assert check_signature(head["signature"], published) and head["signature"]["statement"]["size"] == size
+
+
+def test_a_leaf_queued_by_a_process_that_died_is_integrated_by_the_next_append(client: Any, tmp_path: Path) -> None:
+    """The append's two steps apart: queued (the game has its index) but not in the tree, because the
+    process died before it integrated. The tree, its proofs and its entries do not show the leaf; the
+    next append of any game integrates it, with a signed head for each size; the projector's append of
+    the same game (when it meets the seal) integrates it too, at its first index."""
+    keys = signing(client, tmp_path)
+    log = TransparencyLog(client, keys)
+    log.add(sealed(keys, 0))
+    dying = TransparencyLog(client, keys)
+
+    def dies(_args: list[Any]) -> tuple[int, int]:
+        raise redis.ConnectionError("the process died between queueing and integrating")
+
+    dying._write = dies  # type: ignore[method-assign]
+    for n in (1, 2):
+        with pytest.raises(redis.ConnectionError):
+            dying.add(sealed(keys, n))
+    assert log.size() == 1 and log.index_of("g1") == 1 and log.index_of("g2") == 2
+    assert [e["game"] for e in log.entries(0, 10)] == ["g0"]  # queued leaves are not entries yet
+    with pytest.raises(NotLogged):
+        log.inclusion("g1")
+    with pytest.raises(BadTreeSize):
+        log.head(2)
+    assert log.add(sealed(keys, 1)) == 1  # the projector's append: the index it was queued at
+    assert log.size() == 3  # ...and the leaf queued after it came along
+    assert log.add(sealed(keys, 3)) == 3
+    leaves = [leaf_hash(canonical_json(e["signature"]["statement"])) for e in log.entries(0, 10)]
+    assert [e["game"] for e in log.entries(0, 10)] == ["g0", "g1", "g2", "g3"]
+    for size in range(1, 5):
+        assert log.head(size)["root"] == root_of(leaves[:size]).hex()
+    assert verify_inclusion(leaves[2], 2, 4, [bytes.fromhex(h) for h in log.inclusion("g2")["path"]], root_of(leaves))
+
+
+def test_a_log_written_before_its_size_key_goes_on_where_it_was(client: Any, tmp_path: Path) -> None:
+    """A log written by the earlier design has no ``size`` key: every leaf it holds is in its tree."""
+    keys = signing(client, tmp_path)
+    log = TransparencyLog(client, keys)
+    for n in range(5):
+        log.add(sealed(keys, n))
+    client.delete(log.keys[5])
+    assert log.size() == 5 and log.head()["size"] == 5
+    assert log.add(sealed(keys, 5)) == 5 and log.add(sealed(keys, 2)) == 2
+    leaves = [leaf_hash(canonical_json(e["signature"]["statement"])) for e in log.entries(0, 10)]
+    assert len(leaves) == 6 and log.head()["root"] == root_of(leaves).hex()
 
 
 def test_the_key_file_is_private_and_two_processes_agree_on_it(tmp_path: Path) -> None:
