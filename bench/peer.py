@@ -108,8 +108,9 @@ def measure_peer(home: Path, clients: int, seconds: float, warmup: float) -> Sid
 
 
 @contextlib.contextmanager
-def kifu_run(port: int) -> Iterator[str]:
-    """``kifu run`` on a fresh data directory: its base URL once ``/readyz`` answers; stopped (Ctrl-C) after."""
+def kifu_run(port: int) -> Iterator[tuple[str, int]]:
+    """``kifu run`` on a fresh data directory: its base URL and pid once ``/readyz`` answers; stopped
+    (Ctrl-C) after."""
     with tempfile.TemporaryDirectory() as data:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"KIFU_RATE_LIMIT_CREATE": CREATE_LIMIT}
         command = [sys.executable, "-m", "entrypoints.cli", "run", "--port", str(port), "--data", data]
@@ -118,7 +119,7 @@ def kifu_run(port: int) -> Iterator[str]:
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_ready(base, proc)
-            yield base
+            yield base, proc.pid
         finally:
             proc.send_signal(signal.SIGINT)
             try:
@@ -142,7 +143,7 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes]) -> None:
 
 def measure_kifu(clients: int, seconds: float, warmup: float) -> Side:
     """One window of ``bench.loadgen`` (``game`` mode) against a fresh ``kifu run``."""
-    with kifu_run(free_port()) as base:
+    with kifu_run(free_port()) as (base, _pid):
         busy0, total0 = _machine_busy()
         result = asyncio.run(loadgen.run("game", [base], clients, seconds, warmup))
         busy1, total1 = _machine_busy()
