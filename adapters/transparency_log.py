@@ -13,6 +13,8 @@ on one node and one script writes them together:
 * ``heads``: a hash, size -> the signed tree head of that size;
 * ``size``: how many leaves the tree holds (the leaves past it are queued, not yet in the tree; a log
   written before this key existed holds all its leaves).
+* ``confirmations``: a counter, written only so that ``WAIT`` has a write of its own to wait for
+  (``wait_replicas``: an append whose leaf another process integrated confirms that process's write).
 
 An append has two steps. **Queue** (one script, one round trip): a game not logged yet gets the next
 leaf (``RPUSH``, its index in ``index``); the answer is its index, and when the tree does not hold it
@@ -113,6 +115,7 @@ class TransparencyLog:
         monitor takes for a forgery."""
         self.client = client
         self.signing = signing
+        self.prefix = prefix
         self.keys = [f"{prefix}:{name}" for name in ("leaves", "index", "nodes", "frontier", "heads", "size")]
         self.wait_replicas, self.wait_ms = wait_replicas, wait_ms
         self._queue = client.register_script(_QUEUE)
@@ -134,14 +137,19 @@ class TransparencyLog:
             if not tree:
                 queued_at, *tree = self._queue(keys=queue_keys, args=[game, entry, MAX_BATCH])
                 index = int(queued_at)
-            if len(tree) == 1 or int(tree[0]) > index:
+                if len(tree) == 1:
+                    return index  # in the tree already: logged before
+            if int(tree[0]) > index:
+                self._confirm()  # another process integrated it: its write, too, must reach the replicas
                 return index
             size, raw_frontier, queued = int(tree[0]), tree[1], tree[2:]
             if index >= size + len(queued) and len(queued) < MAX_BATCH:
                 tree = []  # the leaf is gone (a failover lost the queue's write): queue it again
                 continue
-            self._write(self._integration(size, raw_frontier, queued))  # refused: another process integrated
-            tree = self._tree()
+            status, now = self._write(self._integration(size, raw_frontier, queued))
+            if status == 0 and index < now:
+                return index  # integrated by this write (confirmed by the replicas in it)
+            tree = self._tree()  # refused: another process integrated first
         raise RuntimeError(f"the transparency log kept moving: {MAX_RETRIES} tries to log {game}")
 
     def _tree(self) -> list[Any]:
@@ -177,10 +185,7 @@ class TransparencyLog:
         if not self.wait_replicas:
             status, value = self._integrate(keys=keys, args=args)
             return int(status), int(value)
-        server: Any = self.client
-        if isinstance(self.client, redis.RedisCluster):
-            server = cast(Any, self.client).get_node_from_key(self.keys[0]).redis_connection
-        pipe = server.pipeline(transaction=False)
+        pipe = self._master().pipeline(transaction=False)
         self._integrate(keys=keys, args=args, client=pipe)
         pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
         (status, value), confirmed = pipe.execute()
@@ -189,6 +194,24 @@ class TransparencyLog:
                 f"log entries to {value}: {confirmed} of {self.wait_replicas} replicas confirmed them"
             )
         return int(status), int(value)
+
+    def _confirm(self) -> None:
+        """With ``wait_replicas``: once the replicas hold every write made to the log so far (a write of
+        this connection's, then ``WAIT``: the replication stream is in order), else ``WriteUnconfirmed``."""
+        if not self.wait_replicas:
+            return
+        pipe = self._master().pipeline(transaction=False)
+        pipe.incr(f"{self.prefix}:confirmations")
+        pipe.execute_command("WAIT", self.wait_replicas, self.wait_ms)
+        _count, confirmed = pipe.execute()
+        if int(confirmed) < self.wait_replicas:
+            raise WriteUnconfirmed(f"the log: {confirmed} of {self.wait_replicas} replicas confirmed it")
+
+    def _master(self) -> Any:
+        """The server that holds the log (on a cluster, the master of its slot)."""
+        if isinstance(self.client, redis.RedisCluster):
+            return cast(Any, self.client).get_node_from_key(self.keys[0]).redis_connection
+        return self.client
 
     def _signed_head(self, size: int, root: str) -> dict[str, Any]:
         return {"size": size, "root": root, "signature": self.signing.sign(log_head_statement(size, root))}

@@ -201,3 +201,34 @@ def test_on_a_cluster_an_append_waits_for_a_replica_and_without_one_it_is_unconf
     with pytest.raises(WriteUnconfirmed):
         alone.add(sealed(keys, 9))  # written, but no replica to confirm it
     assert alone.add(sealed(keys, 9)) == 0  # asked again: it is there, logged once
+
+
+@pytest.mark.parametrize("replicated", [True, False], ids=["cluster", "alone"])
+def test_an_append_whose_leaf_another_process_integrated_still_waits_for_the_replicas(
+    replicated: bool, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The race the two-step append allows: between this process's queueing and its integration, another
+    process integrates the leaf. Its write may not have reached a replica yet, so this append confirms
+    before it answers: on a cluster it waits for the slot's replica; alone, with no replica, it is
+    unconfirmed."""
+    if replicated:
+        request.applymarker(pytest.mark.cluster)
+    client = request.getfixturevalue("cluster_client" if replicated else "redis_client")
+    keys = signing(client, tmp_path)
+    first, other = TransparencyLog(client, keys), TransparencyLog(client, keys)
+    log = TransparencyLog(client, keys, wait_replicas=1, wait_ms=2000 if replicated else 50)
+    first.add(sealed(keys, 0))
+    real_write = log._write
+    overtaken: list[int] = []
+
+    def overtaken_write(args: list[Any]) -> tuple[int, int]:
+        overtaken.append(other.add(sealed(keys, 2)))  # integrates every queued leaf, ours included
+        return real_write(args)  # refused: the size moved
+
+    log._write = overtaken_write  # type: ignore[method-assign]
+    if replicated:
+        assert log.add(sealed(keys, 1)) == 1
+    else:
+        with pytest.raises(WriteUnconfirmed):
+            log.add(sealed(keys, 1))
+    assert overtaken == [2] and first.size() == 3 and first.index_of("g1") == 1
