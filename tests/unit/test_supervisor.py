@@ -309,8 +309,7 @@ def test_a_signal_safe_event_is_set_by_a_burst_of_handlers_while_the_main_thread
         "assert event.wait() and event.is_set()\n"
         "print(seen > 0, flush=True)"
     )
-    done = subprocess.run([sys.executable, "-c", burst], capture_output=True, text=True, timeout=120, check=False)
-    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr
+    assert python_c(burst, timeout_s=120) == "True"
 
 
 def test_kifu_runs_loop_stops_on_ctrl_c_after_a_burst_of_sigchld() -> None:
@@ -327,5 +326,12 @@ def test_kifu_runs_loop_stops_on_ctrl_c_after_a_burst_of_sigchld() -> None:
         "sup.stop(timeout_s=5)\n"
         "print('stopped', flush=True)"
     )
-    done = subprocess.run([sys.executable, "-c", stack], capture_output=True, text=True, timeout=60, check=False)
-    assert (done.returncode, done.stdout.strip()) == (0, "stopped"), done.stderr
+    assert python_c(stack, timeout_s=60) == "stopped"
+
+
+def python_c(code: str, timeout_s: float) -> str:
+    """What ``python -c code`` printed, once it exited 0 (its stderr in the failure otherwise); the
+    timeout turns a hang (the deadlock these tests look for) into a failure."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout_s, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
