@@ -57,7 +57,9 @@ def test_a_finished_game_is_analysed_from_its_page(
     tab, _console = page
     game_id = finished_game(bot_server, redis_client)
     polls: list[str] = []
-    tab.on("request", lambda r: polls.append(r.method) if r.url.endswith(f"/v1/games/{game_id}/analysis") else None)
+    path = f"/v1/games/{game_id}/analysis"
+    tab.on("request", lambda r: polls.append(r.method) if r.url.endswith(path) else None)
+    tab.clock.install()  # the page's timers run as usual until paused: then only run_for moves them
     tab.goto(f"{bot_server}/games/{game_id}?step=1")
     tab.wait_for_selector("section.analysis[data-status=none] [data-analyse]", timeout=WAIT_MS)
     assert tab.locator("section.analysis [data-analyse]").inner_text() == "Analyse this game"
@@ -65,15 +67,20 @@ def test_a_finished_game_is_analysed_from_its_page(
 
     tab.click("[data-analyse]")
     tab.wait_for_selector("section.analysis[data-status=queued] progress", timeout=WAIT_MS)
-    tab.wait_for_timeout(2500)  # the page polls while the analysis waits for a worker
+    for _ in range(2):  # the page polls while the analysis waits for a worker
+        with tab.expect_request(lambda r: r.method == "GET" and r.url.endswith(path), timeout=WAIT_MS):
+            pass
     assert polls.count("POST") == 1 and polls.count("GET") >= 2
     assert status(tab) == "queued"
 
     analyse(redis_client)
     tab.wait_for_selector("section.analysis[data-status=done] svg.eval-graph", timeout=WAIT_MS)
     asked = len(polls)
-    tab.wait_for_timeout(2500)
+    tab.clock.pause_at(tab.evaluate("Date.now()"))
+    tab.clock.run_for(10_000)  # ten polling periods of the page's time: a poll still due would fire
+    tab.evaluate("0")  # a round trip to the page: a request it made before this is reported before the answer
     assert len(polls) == asked  # done: the polling stopped
+    tab.clock.resume()
 
     found = the_analysis(bot_server, game_id)
     decisions = found["decisions"]
@@ -152,6 +159,6 @@ def test_a_running_game_has_no_analysis(bot_server: str, page: tuple[Page, Conso
     game_id = created.json()["id"]
     tab.goto(f"{bot_server}/games/{game_id}")
     tab.wait_for_selector("section.table[data-step]", timeout=WAIT_MS)
-    tab.wait_for_timeout(500)
+    # the page drew the step and, in the same task, decided on the analysis (game.js: show())
     assert tab.locator("section.analysis").count() == 0
     assert tab.locator("[data-analyse]").count() == 0
