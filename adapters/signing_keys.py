@@ -6,8 +6,8 @@ with it, so a deployment of several machines gives them all the same file. The p
 logged, served or written anywhere else.
 
 Rotation (``kifu keys rotate``) writes a new key over the file, atomically. A process notices at its
-next signature (one ``stat`` per signature: a signature is made once per sealed game, and once per
-tree head) and, before it signs with the new key, publishes it: the registry marks it active from now
+next signature (one ``stat`` and one publish per sealed game: the command that seals it takes the
+current signer once, for the seal's signature and the transparency log's heads) and, before it signs with the new key, publishes it: the registry marks it active from now
 and every other key retired, with ``valid_until`` now. A retired key stays published for good, so what it signed still
 verifies (``domain.signatures.valid_at``: up to ``ROTATION_GRACE`` after its retirement).
 """

@@ -34,7 +34,7 @@ from domain.engine import Table
 from domain.errors import KifuError
 from domain.events import Event
 from domain.record import GENESIS, SALT_BYTES, envelopes, public_envelope, rfc3339, to_event
-from domain.signatures import sealed_game_statement
+from domain.signatures import Signer, sealed_game_statement
 from service.errors import Conflict, IdempotencyKeyReused, Unauthorized
 from service.memory import Facts, GameMemory, token_hash
 from service.ports import (
@@ -368,7 +368,7 @@ class Commands:
             if not events:
                 return Committed(table, head.version, [])
             envs = self._envelopes(game_id, events, head)
-            signature = self._signature(game_id, envs[-1], head.version + len(envs))
+            signer, signature = self._signature(game_id, envs[-1], head.version + len(envs))
             meta = {**(write.meta or {}), SIGNATURE: json.dumps(signature)} if signature else write.meta
             last = head.version + len(envs)
             record = {"seat": write.seat, "first": head.version + 1, "last": last, "fingerprint": write.fingerprint}
@@ -397,7 +397,7 @@ class Commands:
             if len(envs) > len(events):
                 new_table = engine.evolve(new_table, to_event(envs[-1]))  # the seal
             if signature:
-                self._notarise(signature)
+                self._notarise(signature, signer)
             self.memory.remember(game_id, new_table, envs[-1]["hash"])
             if write.schedules:
                 self._schedule(game_id, new_table, events)
@@ -416,19 +416,23 @@ class Commands:
                 envs += envelopes([seal], head.version + len(envs) + 1, envs[-1]["hash"], at, self.salt)
         return envs
 
-    def _signature(self, game_id: str, last: Mapping[str, Any], version: int) -> dict[str, Any] | None:
-        """The signature of the sealed head when ``last`` is the seal (``domain.signatures``)."""
+    def _signature(
+        self, game_id: str, last: Mapping[str, Any], version: int
+    ) -> tuple[Signer | None, dict[str, Any] | None]:
+        """When ``last`` is the seal: the signer (its key published just now) and its signature of the
+        sealed head (``domain.signatures``); the log's heads are signed by the same signer next."""
         if self.signing is None or last["type"] != engine.GAME_SEALED:
-            return None
-        return self.signing.sign(sealed_game_statement(game_id, version, last["hash"], last["at"]))
+            return None, None
+        signer = self.signing.current()
+        return signer, signer.sign(sealed_game_statement(game_id, version, last["hash"], last["at"]))
 
-    def _notarise(self, signature: Mapping[str, Any]) -> None:
+    def _notarise(self, signature: Mapping[str, Any], signer: Signer | None) -> None:
         """Log a sealed game's signed head at once. The seal is written already: should this fail, the
         projector logs the game when it meets the seal (``projections.projector``), so it is only late."""
         if self.notary is None:
             return
         try:
-            self.notary.add(signature)
+            self.notary.add(signature, signer)
         except Exception:
             logger.warning(
                 "could not log sealed game %s now; the projector will", signature["statement"]["game"], exc_info=True

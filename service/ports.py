@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from domain.engine import Table
+from domain.signatures import Signer
 
 
 class VersionConflict(Exception):
@@ -185,6 +186,10 @@ class Signing(Protocol):
 
     def sign(self, statement: Mapping[str, Any]) -> dict[str, Any]: ...
     def sign_all(self, statements: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
+    def current(self) -> Signer:
+        """The signer of the key as it is now, published (once more) before it is handed out."""
+        ...
+
     def keys(self) -> dict[str, Any]: ...
 
 
@@ -200,7 +205,11 @@ class Notary(Protocol):
     """The transparency log of sealed games (``adapters.transparency_log``): ``add`` appends a sealed
     game's signature once (a second add of the same game answers its first index)."""
 
-    def add(self, signature: Mapping[str, Any]) -> int: ...
+    def add(self, signature: Mapping[str, Any], signer: Signer | None = None) -> int:
+        """``signer``: signs the tree heads (one the caller had published for this command), else
+        the log's own ``Signing``."""
+        ...
+
     def head(self, size: int | None = None) -> dict[str, Any]: ...
     def inclusion(self, game_id: str, size: int | None = None) -> dict[str, Any]: ...
     def consistency(self, first: int, second: int) -> dict[str, Any]: ...

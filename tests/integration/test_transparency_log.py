@@ -232,3 +232,18 @@ def test_an_append_whose_leaf_another_process_integrated_still_waits_for_the_rep
         with pytest.raises(WriteUnconfirmed):
             log.add(sealed(keys, 1))
     assert overtaken == [2] and first.size() == 3 and first.index_of("g1") == 1
+
+
+def test_the_heads_are_signed_by_the_signer_given_else_by_the_logs_own(client: Any, tmp_path: Path) -> None:
+    """The command that seals a game hands the log the signer it signed the seal with (published a moment
+    before); without one, the log takes its own ``Signing``'s current key."""
+    keys = signing(client, tmp_path / "own")
+    sealing = signing(client, tmp_path / "sealing")
+    log = TransparencyLog(client, keys)
+    log.add(sealed(keys, 0))
+    signer = sealing.current()
+    log.add(sealed(sealing, 1), signer)
+    assert log.head(1)["signature"]["kid"] == keys.current().kid
+    assert log.head(2)["signature"]["kid"] == signer.kid != keys.current().kid
+    published = keys.keys()
+    assert check_signature(log.head(2)["signature"], published)
