@@ -2,7 +2,7 @@
 
 Leaf ``i`` is the canonical JSON of one sealed game's signed statement (``domain.signatures``); the
 tree is ``domain.merkle``'s. All keys share one hash tag (``{tlog}``), so on a Redis Cluster they live
-on one node and one script writes them together:
+on one node and each of its scripts writes them together:
 
 * ``leaves``: a list, entry ``i`` = ``{"game", "signature"}`` (the signature carries its statement);
 * ``index``: a hash, game id -> its leaf index (a game is logged once);
@@ -12,7 +12,7 @@ on one node and one script writes them together:
   size), all an append needs to compute the new nodes and the new root;
 * ``heads``: a hash, size -> the signed tree head of that size;
 * ``size``: how many leaves the tree holds (the leaves past it are queued, not yet in the tree; a log
-  written before this key existed holds all its leaves).
+  written before this key existed holds all its leaves);
 * ``confirmations``: a counter, written only so that ``WAIT`` has a write of its own to wait for
   (``wait_replicas``: an append whose leaf another process integrated confirms that process's write).
 
