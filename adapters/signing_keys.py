@@ -7,9 +7,10 @@ logged, served or written anywhere else.
 
 Rotation (``kifu keys rotate``) writes a new key over the file, atomically. A process notices at its
 next signature (one ``stat`` and one publish per sealed game: the command that seals it takes the
-current signer once, for the seal's signature and the transparency log's heads) and, before it signs with the new key, publishes it: the registry marks it active from now
-and every other key retired, with ``valid_until`` now. A retired key stays published for good, so what it signed still
-verifies (``domain.signatures.valid_at``: up to ``ROTATION_GRACE`` after its retirement).
+current signer once, for the seal's signature and the transparency log's heads) and, before it signs
+with the new key, publishes it: the registry marks it active from now and every other key retired,
+with ``valid_until`` now. A retired key stays published for good, so what it signed still verifies
+(``domain.signatures.valid_at``: up to ``ROTATION_GRACE`` after its retirement).
 """
 
 from __future__ import annotations

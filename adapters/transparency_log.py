@@ -241,6 +241,19 @@ class TransparencyLog:
         head: dict[str, Any] = json.loads(raw)
         return head
 
+    def missing(self, games: Sequence[str]) -> list[str]:
+        """Those of ``games`` the tree does not hold (never logged, or queued and not integrated yet), in
+        one round trip: what the projector still has to log of a batch of sealed games."""
+        if not games:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.keys[1], list(games))
+        pipe.get(self.keys[5])
+        pipe.llen(self.keys[0])
+        found, size, length = pipe.execute()
+        held = int(size) if size is not None else int(length)
+        return [game for game, index in zip(games, found, strict=True) if index is None or int(index) >= held]
+
     def index_of(self, game_id: str) -> int | None:
         found = self.client.hget(self.keys[1], game_id)
         return None if found is None else int(found)

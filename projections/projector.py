@@ -223,11 +223,12 @@ class Projector:
 
     def _notarise(self, sealed: Sequence[str]) -> None:
         """Log each game sealed in this batch in the transparency log, if the command that sealed it did
-        not (it was stopped between its append and the log's): an add is a no-op for a game logged once.
-        Should it fail, the batch is not acknowledged and comes back."""
+        not (it was stopped between its append and the log's): one round trip asks which the tree does not
+        hold yet, and only those are read and added. Should it fail, the batch is not acknowledged and
+        comes back."""
         if self.notary is None:
             return
-        for game_id in sealed:
+        for game_id in self.notary.missing(sealed):
             raw = self.store.look(game_id, [SIGNATURE]).fields[0]
             if raw is not None:  # a game sealed by a server without a key is not signed, nor logged
                 self.notary.add(json.loads(raw))

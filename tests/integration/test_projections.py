@@ -186,3 +186,28 @@ def test_a_projector_whose_group_was_dropped_makes_it_again(client: FlaskClient,
     assert proj.run_once() == 0  # NOGROUP: groups made again, no crash
     assert proj.run_until_idle() > 0  # the feeds replayed from the start, idempotently
     assert {g["id"] for g in client.get("/v1/games").json["items"]} == set(ids.values())
+
+
+def test_the_projector_logs_only_the_sealed_games_their_command_did_not(client: FlaskClient) -> None:
+    """A command logs the game it seals in the transparency log at once; one stopped between its append
+    and the log leaves that to the projector, which adds only those (one round trip asks which the tree
+    does not hold) and not the games logged already."""
+    logged, (ann, bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
+    finish(ann, bob)  # sealed and logged by its command
+    kifu = kifu_of(client)
+    added: list[str] = []
+    notary = kifu.notary
+    real_add = notary.add
+
+    def counted_add(signature: dict[str, object], signer: object = None) -> int:
+        added.append(str(signature["statement"]["game"]))  # type: ignore[index]
+        return real_add(signature, signer)  # type: ignore[arg-type]
+
+    kifu.games.commands.notary = None  # as if stopped between the append and the log
+    unlogged, (cid, dan, _s) = create(client, "toy", [{"name": "cid"}, {"name": "dan"}])
+    finish(cid, dan)
+    assert notary.index_of(logged) is not None and notary.index_of(unlogged) is None
+    notary.add = counted_add  # type: ignore[method-assign]
+    kifu.projector("test").run_until_idle()
+    assert added == [unlogged]
+    assert notary.missing([logged, unlogged]) == [] and notary.size() == 2
