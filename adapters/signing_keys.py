@@ -21,7 +21,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -136,11 +136,6 @@ class FileSigning:
 
     def sign(self, statement: Mapping[str, Any]) -> dict[str, Any]:
         return self.current().sign(statement)
-
-    def sign_all(self, statements: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Each of ``statements`` signed by one key (checked and published once for them all)."""
-        signer = self.current()
-        return [signer.sign(statement) for statement in statements]
 
     def keys(self) -> dict[str, Any]:
         """The published keys, this process's own among them (published now if it was not yet)."""

@@ -170,8 +170,8 @@ class TransparencyLog:
             grown, frontier = grow(size + offset, frontier, leaf_hash(canonical_json(statement)))
             nodes += [x for (level, i), h in grown for x in (f"{level}:{i}", h.hex())]
             roots.append((size + offset + 1, frontier_root(frontier).hex()))
-        statements = [log_head_statement(n, root) for n, root in roots]
-        signatures = [signer.sign(s) for s in statements] if signer else self.signing.sign_all(statements)
+        signer = signer or self.signing.current()  # one key check for the batch
+        signatures = [signer.sign(log_head_statement(n, root)) for n, root in roots]
         heads = [
             x
             for (n, root), signed in zip(roots, signatures, strict=True)
