@@ -272,14 +272,16 @@ class GameService:
 
     def _attested(self, game_id: str, record: dict[str, Any], log_head: Mapping[str, Any] | None) -> dict[str, Any]:
         """A sealed game's record with its signature (written with the seal) and its inclusion proof in the
-        transparency log (a game not logged yet is logged first: the log is only ever late)."""
+        transparency log (a game not logged yet is logged first: the log is only ever late). Reading the
+        record of a game the log holds writes nothing: the log is asked first (``Notary.missing``)."""
         signature = self._signature(game_id)
         if signature is None:
             return record  # sealed before records were signed, or by a server without a key
         events = record.pop("events")
         record["signature"] = signature
         if self.notary is not None:
-            self.notary.add(signature)
+            if self.notary.missing([game_id]):
+                self.notary.add(signature)
             head = log_head or self.notary.head()
             record["inclusion"] = {**self.notary.inclusion(game_id, head["size"]), "head": dict(head)}
         record["events"] = events
@@ -294,7 +296,7 @@ class GameService:
         (None without a transparency log)."""
         if self.notary is None:
             return None
-        for game_id in game_ids:
+        for game_id in self.notary.missing(game_ids):  # one round trip; nothing written for the logged ones
             signature = self._signature(game_id)
             if signature is not None:
                 self.notary.add(signature)

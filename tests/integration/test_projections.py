@@ -211,3 +211,35 @@ def test_the_projector_logs_only_the_sealed_games_their_command_did_not(client: 
     kifu.projector("test").run_until_idle()
     assert added == [unlogged]
     assert notary.missing([logged, unlogged]) == [] and notary.size() == 2
+
+
+def test_reading_a_logged_games_record_writes_nothing_and_an_unlogged_one_is_logged_first(
+    client: FlaskClient,
+) -> None:
+    """A sealed game's record carries its inclusion proof. The log is asked first which games it does not
+    hold: a logged game's record (and a tournament's ``log_all`` of it) is read without the log's append
+    script, which may write; a game its command did not log is logged by the read, once."""
+    logged, (ann, bob, _s) = create(client, "toy", [{"name": "ann"}, {"name": "bob"}])
+    finish(ann, bob)
+    kifu = kifu_of(client)
+    notary = kifu.notary
+    real_add = notary.add
+    added: list[str] = []
+
+    def counted_add(signature: dict[str, object], signer: object = None) -> int:
+        added.append(str(signature["statement"]["game"]))  # type: ignore[index]
+        return real_add(signature, signer)  # type: ignore[arg-type]
+
+    kifu.games.commands.notary = None  # its command will not log the next game
+    unlogged, (cid, dan, _s) = create(client, "toy", [{"name": "cid"}, {"name": "dan"}])
+    finish(cid, dan)
+    notary.add = counted_add  # type: ignore[method-assign]
+
+    first = client.get(f"/v1/games/{logged}/record").get_json()
+    assert added == [] and first["inclusion"]["index"] == notary.index_of(logged)
+    assert kifu.games.log_all([logged]) is not None and added == []
+
+    second = client.get(f"/v1/games/{unlogged}/record").get_json()
+    assert added == [unlogged] and second["inclusion"]["index"] == notary.index_of(unlogged) == 1
+    client.get(f"/v1/games/{unlogged}/record")
+    assert kifu.games.log_all([logged, unlogged])["size"] == 2 and added == [unlogged]  # type: ignore[index]
