@@ -28,7 +28,7 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -115,13 +115,22 @@ def _game(args: tuple[str, int, Mapping[str, Any] | None, str, str, int]) -> Gam
 
 
 def row(
-    game: str, players: int, a: str, b: str, games: int, options: Mapping[str, Any] | None = None, jobs: int = 1
+    game: str,
+    players: int,
+    a: str,
+    b: str,
+    games: int,
+    options: Mapping[str, Any] | None = None,
+    jobs: int = 1,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
 ) -> dict[str, Any]:
-    """One row of the ladder (see the module docstring)."""
+    """One row of the ladder (see the module docstring); ``initializer(*initargs)`` runs in each process
+    of ``jobs`` before its first game (``bench.ladder_variants`` changes the search there)."""
     tasks = [(game, players, options, a, b, g) for g in range(games)]
     began = time.perf_counter()
     if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
+        with ProcessPoolExecutor(jobs, initializer=initializer, initargs=initargs) as pool:
             outcomes = list(pool.map(_game, tasks, chunksize=4))
     else:
         outcomes = [_game(t) for t in tasks]

@@ -1,0 +1,295 @@
+"""Ladder rows with the search changed, to measure an idea before it is built in: ``python -m bench.ladder_variants``.
+
+    python -m bench.ladder_variants --game san-ni-ichi --players 3 --games 1000 --jobs 2 --variant win
+    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant exploration=0.5
+    python -m bench.ladder_variants --game san-ni-ichi --players 3 --variant learned --variant iterations=400
+
+A row is ``bench.ladder``'s (``search`` at one seat against a field of ``greedy``, the same seeded
+games in every run, so two runs of one row differ only by the change). Each ``--variant`` changes the
+search in the processes of this run only, never the code a service's bot plays:
+
+* ``iterations=N``, ``exploration=X``: the game's budget;
+* ``win``: a finished play-out rewards a win (1, a first place shared by k seats 1/k, else 0) instead
+  of the place; ``mixed``: half of each;
+* ``policy``: the other seats' untried arms follow the play-out policy (``"opponents": "policy"``);
+* ``open-loop``: at a simultaneous step the child is keyed by the searching seat's own choice only
+  (the others' choices are not told apart below it);
+* ``low-select`` (San, Ni, Ichi!): play-outs select the lowest card instead of a random one;
+* ``learned`` (San, Ni, Ichi!): play-outs stop at the end of the round and are scored by a learned
+  evaluation (``LEARNED``), with the ``win`` reward;
+* ``first-chance``, ``best-other`` (Front Line): a cut play-out is scored as each seat's chance to be
+  first (the product of its pairwise logistics), or by the logistic against the best other seat.
+
+README, "What else was measured", was made with these. ``--fit N`` fits ``learned``'s weights again
+from N ``greedy`` games instead (a conditional logit over each seat's features at every round's
+selection, fitted by gradient ascent) and prints them.
+
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from bench.ladder import HEADER, markdown, row
+from domain import search
+from domain.bots import choose_action, turn_stream
+from domain.engine import Seat, start, step
+from domain.games.san_ni_ichi.cards import BLOCK, TORINOKO
+from domain.games.san_ni_ichi.state import SELECT
+from domain.search import front_line, ismcts, san_ni_ichi
+from domain.search.ismcts import Knowledge, Node, Simulator
+
+# What the variants replace, as this module found it (a forked process applies the variants again)
+ORIGINAL: dict[str, Any] = {
+    "rewards": ismcts.rewards,
+    "iterate": ismcts._iterate,
+    "playout": ismcts._playout,
+    "sni_rollout": san_ni_ichi.SanNiIchiKnowledge.rollout,
+    "sni_evaluate": san_ni_ichi.SanNiIchiKnowledge.evaluate,
+    "fl_evaluate": front_line.FrontLineKnowledge.evaluate,
+    "iterations": search.ITERATIONS,
+    "settings": search._SETTINGS,
+}
+
+# ``learned``'s weights per feature (``features``), fitted with ``--fit 1200`` (three players, standard deck)
+LEARNED = (-0.2229, 0.0933, -0.1067, 1.0169, 0.1485, 0.1003)
+
+
+def win_rewards(result: Mapping[str, Any], n_seats: int) -> list[float]:
+    firsts = [s for s, rank in enumerate(result["ranks"]) if rank == 1]
+    return [1.0 / len(firsts) if s in firsts else 0.0 for s in range(n_seats)]
+
+
+def mixed_rewards(result: Mapping[str, Any], n_seats: int) -> list[float]:
+    place, win = ORIGINAL["rewards"](result, n_seats), win_rewards(result, n_seats)
+    return [(p + w) / 2 for p, w in zip(place, win, strict=True)]
+
+
+def features(state: Any, seat: int) -> list[float]:
+    """A San, Ni, Ichi! seat's features: projected damage, its hand's attack strength, attack cards,
+    smoke bombs, other weapons and strongest attack card."""
+    hand = state.hands[seat]
+    attacks = [san_ni_ichi.STRENGTH[c] for c in hand if san_ni_ichi.KIND[c] == "attack"]
+    bombs = sum(1 for c in hand if san_ni_ichi.KIND[c] == TORINOKO)
+    return [
+        san_ni_ichi.projected(state)[seat],
+        float(sum(attacks)),
+        float(len(attacks)),
+        float(bombs),
+        float(len(hand) - len(attacks) - bombs),
+        float(max(attacks, default=0)),
+    ]
+
+
+def learned_chances(state: Any, weights: Sequence[float] = LEARNED) -> list[float]:
+    scores = [sum(w * x for w, x in zip(weights, features(state, s), strict=True)) for s in range(state.n)]
+    top = max(scores)
+    odds = [math.exp(x - top) for x in scores]
+    return [o / sum(odds) for o in odds]
+
+
+def _low_select(self: Any, state: Any, seat: int, rnd: random.Random) -> dict[str, Any]:
+    if state.phase != SELECT:
+        return dict(ORIGINAL["sni_rollout"](self, state, seat, rnd))
+    cards = [c for c in state.hands[seat] if san_ni_ichi.KIND[c] != TORINOKO]
+    low = min(san_ni_ichi.STRENGTH[c] for c in cards)
+    card = rnd.choice([c for c in cards if san_ni_ichi.STRENGTH[c] == low])
+    if state.teams and san_ni_ichi.KIND[card] == BLOCK:
+        return {"type": "select", "card": card, "protect": rnd.choice(state.team(seat))}
+    return {"type": "select", "card": card}
+
+
+def _round_playout(sim: Simulator, knowledge: Knowledge, world: Any, rnd: random.Random, depth: int) -> list[float]:
+    began = world.round
+    for _ in range(depth):
+        payoff = sim.result(world)
+        if payoff is not None:
+            return payoff
+        if world.phase == SELECT and world.round != began:
+            return learned_chances(world)
+        pending = sim.game.pending(world)
+        world = sim.after(world, pending, {s: knowledge.rollout(world, s, rnd) for s in pending.seats})
+    return sim.result(world) or learned_chances(world)
+
+
+def _fl_worth(state: Any) -> list[float]:
+    return [
+        len(state.captured[s])
+        + (
+            0.0
+            if s in state.out
+            else front_line.MATERIAL * (len(state.front[s]) + len(state.reserve[s]) + len(state.draw[s]))
+        )
+        for s in range(state.n_seats)
+    ]
+
+
+def _first_chance(self: Any, state: Any) -> list[float]:
+    worth, n = _fl_worth(state), state.n_seats
+    return [math.prod(front_line._logistic(worth[s] - worth[o]) for o in range(n) if o != s) for s in range(n)]
+
+
+def _best_other(self: Any, state: Any) -> list[float]:
+    worth, n = _fl_worth(state), state.n_seats
+    return [front_line._logistic(worth[s] - max(worth[o] for o in range(n) if o != s)) for s in range(n)]
+
+
+def _open_loop(
+    sim: Simulator,
+    knowledge: Knowledge,
+    root: Node,
+    world: Any,
+    rnd: random.Random,
+    budget: ismcts.Budget,
+    searcher: int,
+    must_include: Mapping[str, Any] | None,
+) -> None:
+    """``ismcts._iterate`` with a simultaneous step's child keyed by the searcher's own choice only."""
+    node, path, expanded = root, [], False
+    payoff = sim.result(world)
+    while payoff is None and not expanded:
+        pending = sim.game.pending(world)
+        joint: dict[int, Mapping[str, Any]] = {}
+        keys: list[tuple[int, str]] = []
+        fresh_any = False
+        for s in pending.seats:
+            options = knowledge.candidates(world, s, rnd)
+            if node is root and s == searcher and must_include is not None:
+                options = [*options, dict(must_include)]
+            guide = knowledge.rollout(world, s, rnd) if s != searcher and budget.opponents == "policy" else None
+            k, arm, fresh = ismcts._select(node, s, options, rnd, budget.exploration, guide)
+            fresh_any = fresh_any or fresh
+            joint[s] = arm.action
+            keys.append((s, k))
+        path.append((node, keys))
+        before, world = world, sim.after(world, pending, joint)
+        if pending.simultaneous:
+            child_key: ismcts.Joint = (tuple((s, k) for s, k in keys if s == searcher), "")
+            expanded = child_key not in node.children
+        else:
+            child_key, expanded = (tuple(keys), knowledge.observe(before, world)), fresh_any
+        node = node.children.setdefault(child_key, Node())
+        payoff = sim.result(world)
+    if payoff is None:
+        payoff = ismcts._playout(sim, knowledge, world, rnd, budget.rollout_depth)
+    for visited, keys in path:
+        for s, k in keys:
+            arm = visited.arms[s][k]
+            arm.visits += 1
+            arm.reward += payoff[s]
+
+
+def apply(game: str, variants: Sequence[str]) -> None:
+    """Change the search of this process as ``variants`` say (``ORIGINAL`` first: applying twice is once)."""
+    ismcts.rewards = ORIGINAL["rewards"]
+    ismcts._iterate, ismcts._playout = ORIGINAL["iterate"], ORIGINAL["playout"]
+    san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
+    front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
+    iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
+    for variant in variants:
+        name, _, value = variant.partition("=")
+        if name == "iterations":
+            iterations[game] = int(value)
+        elif name == "exploration":
+            settings["exploration"] = float(value)
+        elif name == "policy":
+            settings["opponents"] = "policy"
+        elif name == "win":
+            ismcts.rewards = win_rewards
+        elif name == "mixed":
+            ismcts.rewards = mixed_rewards
+        elif name == "open-loop":
+            ismcts._iterate = _open_loop
+        elif name == "low-select":
+            san_ni_ichi.SanNiIchiKnowledge.rollout = _low_select  # type: ignore[method-assign]
+        elif name == "learned":
+            ismcts._playout, ismcts.rewards = _round_playout, win_rewards
+        elif name == "first-chance":
+            front_line.FrontLineKnowledge.evaluate = _first_chance  # type: ignore[method-assign]
+        elif name == "best-other":
+            front_line.FrontLineKnowledge.evaluate = _best_other  # type: ignore[method-assign]
+        else:
+            raise SystemExit(f"unknown variant {variant!r}")
+    search.ITERATIONS = MappingProxyType(iterations)
+    search._SETTINGS = MappingProxyType({**ORIGINAL["settings"], game: settings})
+
+
+def fit(games: int, players: int = 3, rounds: int = 300, rate: float = 0.5) -> list[float]:
+    """``learned``'s weights fitted on ``games`` games of ``greedy`` bots: every round's selection is a
+    position, each seat's ``features`` a row, its share of the win the target (a conditional logit)."""
+    positions: list[tuple[list[list[float]], list[float]]] = []
+    for g in range(games):
+        secret = (11_000_000 + g).to_bytes(8, "big")
+        seats = [Seat(i, f"bot{i}", "greedy") for i in range(players)]
+        _events, table = start("san-ni-ichi", f"fit-{g}", seats, seed=secret)
+        seen: list[list[list[float]]] = []
+        last = None
+        while not table.finished:
+            state = table.state
+            if state.phase == SELECT and state.round != last:
+                last = state.round
+                seen.append([features(state, s) for s in range(players)])
+            seat = table.to_act[0]
+            rnd = turn_stream("greedy", secret, table.game_id, seat, table.turn_version)
+            _events, table = step(table, seat, choose_action(table, seat, "greedy", rnd), salts=("00", "00"))
+        assert table.result is not None
+        winners = table.result["winners"]
+        shares = [1 / len(winners) if s in winners else 0.0 for s in range(players)]
+        positions += [(rows, shares) for rows in seen]
+    width = len(positions[0][0][0])
+    flat = [f for rows, _ in positions for f in rows]
+    mean = [sum(f[k] for f in flat) / len(flat) for k in range(width)]
+    spread = [max(1e-9, math.sqrt(sum((f[k] - mean[k]) ** 2 for f in flat) / len(flat))) for k in range(width)]
+    scaled = [([[(f[k] - mean[k]) / spread[k] for k in range(width)] for f in rows], y) for rows, y in positions]
+    weights = [0.0] * width
+    for _ in range(rounds):
+        gradient = [0.0] * width
+        for rows, shares in scaled:
+            scores = [sum(w * x for w, x in zip(weights, f, strict=True)) for f in rows]
+            top = max(scores)
+            odds = [math.exp(x - top) for x in scores]
+            for f, share, odd in zip(rows, shares, odds, strict=True):
+                for k in range(width):
+                    gradient[k] += (share - odd / sum(odds)) * f[k]
+        weights = [w + rate * d / len(scaled) for w, d in zip(weights, gradient, strict=True)]
+    return [w / spread[k] for k, w in enumerate(weights)]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="san-ni-ichi")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--options", type=json.loads, default=None, help="the game's options, as JSON")
+    parser.add_argument("--variant", action="append", default=[], help="a change (repeat to combine)")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--fit", type=int, default=0, help="fit learned's weights on this many greedy games")
+    args = parser.parse_args(argv)
+    if args.fit:
+        print(json.dumps([round(w, 4) for w in fit(args.fit, args.players)]))
+        return
+    apply(args.game, args.variant)
+    r = row(
+        args.game,
+        args.players,
+        "search",
+        "greedy",
+        args.games,
+        args.options,
+        args.jobs,
+        apply,
+        (args.game, args.variant),
+    )
+    print(HEADER)
+    print(markdown(r), f"<!-- {', '.join(args.variant) or 'no change'}; {r['seconds']:.0f} s -->", flush=True)
+
+
+if __name__ == "__main__":
+    main()
