@@ -49,10 +49,9 @@ from domain.search.ismcts import Knowledge, Node, Simulator
 # What the variants replace, as this module found it (a forked process applies the variants again)
 ORIGINAL: dict[str, Any] = {
     "rewards": ismcts.rewards,
-    "iterate": ismcts._iterate,
+    "child": ismcts._child,
     "playout": ismcts._playout,
     "sni_rollout": san_ni_ichi.SanNiIchiKnowledge.rollout,
-    "sni_evaluate": san_ni_ichi.SanNiIchiKnowledge.evaluate,
     "fl_evaluate": front_line.FrontLineKnowledge.evaluate,
     "iterations": search.ITERATIONS,
     "settings": search._SETTINGS,
@@ -142,54 +141,21 @@ def _best_other(self: Any, state: Any) -> list[float]:
 
 
 def _open_loop(
-    sim: Simulator,
-    knowledge: Knowledge,
-    root: Node,
-    world: Any,
-    rnd: random.Random,
-    budget: ismcts.Budget,
-    searcher: int,
-    must_include: Mapping[str, Any] | None,
-) -> None:
-    """``ismcts._iterate`` with a simultaneous step's child keyed by the searcher's own choice only."""
-    node, path, expanded = root, [], False
-    payoff = sim.result(world)
-    while payoff is None and not expanded:
-        pending = sim.game.pending(world)
-        joint: dict[int, Mapping[str, Any]] = {}
-        keys: list[tuple[int, str]] = []
-        fresh_any = False
-        for s in pending.seats:
-            options = knowledge.candidates(world, s, rnd)
-            if node is root and s == searcher and must_include is not None:
-                options = [*options, dict(must_include)]
-            guide = knowledge.rollout(world, s, rnd) if s != searcher and budget.opponents == "policy" else None
-            k, arm, fresh = ismcts._select(node, s, options, rnd, budget.exploration, guide)
-            fresh_any = fresh_any or fresh
-            joint[s] = arm.action
-            keys.append((s, k))
-        path.append((node, keys))
-        before, world = world, sim.after(world, pending, joint)
-        if pending.simultaneous:
-            child_key: ismcts.Joint = (tuple((s, k) for s, k in keys if s == searcher), "")
-            expanded = child_key not in node.children
-        else:
-            child_key, expanded = (tuple(keys), knowledge.observe(before, world)), fresh_any
-        node = node.children.setdefault(child_key, Node())
-        payoff = sim.result(world)
-    if payoff is None:
-        payoff = ismcts._playout(sim, knowledge, world, rnd, budget.rollout_depth)
-    for visited, keys in path:
-        for s, k in keys:
-            arm = visited.arms[s][k]
-            arm.visits += 1
-            arm.reward += payoff[s]
+    node: Node, keys: Sequence[tuple[int, str]], observation: str, simultaneous: bool, searcher: int, fresh: bool
+) -> tuple[Node, bool]:
+    """``ismcts._child`` with a simultaneous step's child keyed by the searcher's own choice only (the
+    others' choices are not told apart below it): the tree grows where that child is new."""
+    if not simultaneous:
+        return ORIGINAL["child"](node, keys, observation, simultaneous, searcher, fresh)  # type: ignore[no-any-return]
+    own: ismcts.Joint = (tuple((s, k) for s, k in keys if s == searcher), "")
+    grown = own not in node.children
+    return node.children.setdefault(own, Node()), grown
 
 
 def apply(game: str, variants: Sequence[str]) -> None:
     """Change the search of this process as ``variants`` say (``ORIGINAL`` first: applying twice is once)."""
     ismcts.rewards = ORIGINAL["rewards"]
-    ismcts._iterate, ismcts._playout = ORIGINAL["iterate"], ORIGINAL["playout"]
+    ismcts._child, ismcts._playout = ORIGINAL["child"], ORIGINAL["playout"]
     san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
     front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
     iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
@@ -206,7 +172,7 @@ def apply(game: str, variants: Sequence[str]) -> None:
         elif name == "mixed":
             ismcts.rewards = mixed_rewards
         elif name == "open-loop":
-            ismcts._iterate = _open_loop
+            ismcts._child = _open_loop
         elif name == "low-select":
             san_ni_ichi.SanNiIchiKnowledge.rollout = _low_select  # type: ignore[method-assign]
         elif name == "learned":

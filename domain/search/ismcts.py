@@ -270,7 +270,7 @@ def _iterate(
             keys.append((s, k))
         path.append((node, keys))
         before, world = world, sim.after(world, pending, joint)
-        node = node.children.setdefault((tuple(keys), knowledge.observe(before, world)), Node())
+        node, expanded = _child(node, keys, knowledge.observe(before, world), pending.simultaneous, searcher, expanded)
         payoff = sim.result(world)
     if payoff is None:
         payoff = _playout(sim, knowledge, world, rnd, budget.rollout_depth)
@@ -279,6 +279,15 @@ def _iterate(
             arm = visited.arms[s][k]
             arm.visits += 1
             arm.reward += payoff[s]
+
+
+def _child(
+    node: Node, keys: Sequence[tuple[int, str]], observation: str, simultaneous: bool, searcher: int, fresh: bool
+) -> tuple[Node, bool]:
+    """The node a step leads to (one per joint action and observation) and whether the iteration has
+    grown the tree (``fresh``: some seat tried an arm for the first time). One place, so that a bench
+    (``bench.ladder_variants``' ``open-loop``) can key the children otherwise."""
+    return node.children.setdefault((tuple(keys), observation), Node()), fresh
 
 
 def _select(
