@@ -27,7 +27,6 @@ that finds its consumer group gone (``NOGROUP``) creates it again.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import secrets
 import socket
@@ -45,7 +44,7 @@ from domain.record import to_event
 from projections import games_list, standings, tournaments_list
 from projections.snapshots import SNAPSHOT_EVERY, Snapshots
 from service.ports import Notary
-from service.reader import SIGNATURE
+from service.reader import log_missing
 from service.tournaments import TOURNAMENT_ID_PREFIX
 
 GROUP = "projector"
@@ -226,12 +225,8 @@ class Projector:
         not (it was stopped between its append and the log's): one round trip asks which the tree does not
         hold yet, and only those are read and added. Should it fail, the batch is not acknowledged and
         comes back."""
-        if self.notary is None:
-            return
-        for game_id in self.notary.missing(sealed):
-            raw = self.store.look(game_id, [SIGNATURE]).fields[0]
-            if raw is not None:  # a game sealed by a server without a key is not signed, nor logged
-                self.notary.add(json.loads(raw))
+        if self.notary is not None:
+            log_missing(self.notary, self.store, sealed)
 
     def _summaries(self, game_ids: list[str]) -> dict[str, dict[str, str]]:
         pipe = self.client.pipeline(transaction=False)

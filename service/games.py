@@ -31,7 +31,7 @@ from service.commands import (
 from service.errors import Forbidden, InvalidRequest, Unauthorized
 from service.memory import GameMemory
 from service.ports import EventLog, Head, NoScheduler, Notary, Scheduler, Signing, SnapshotLoader
-from service.reader import HOLD, SIGNATURE, GameReader
+from service.reader import HOLD, SIGNATURE, GameReader, log_missing
 from service.views import deadlines, full_view, game_view, turn_start_in
 
 RETRY_MS = 5000  # after asking again for a job, how long before the sweeper looks at the game once more
@@ -296,10 +296,7 @@ class GameService:
         (None without a transparency log)."""
         if self.notary is None:
             return None
-        for game_id in self.notary.missing(game_ids):  # one round trip; nothing written for the logged ones
-            signature = self._signature(game_id)
-            if signature is not None:
-                self.notary.add(signature)
+        log_missing(self.notary, self.store, game_ids)
         return self.notary.head()
 
     def keys(self) -> dict[str, Any]:

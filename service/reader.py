@@ -6,7 +6,8 @@ start from the memory instead, because its conditional append is the check: ``se
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from domain import engine
@@ -14,13 +15,23 @@ from domain.engine import Table
 from domain.record import to_event
 from service.errors import Forbidden, GameNotFound, Unauthorized
 from service.memory import Facts, GameMemory, token_hash
-from service.ports import GameLog, Head, SnapshotLoader
+from service.ports import GameLog, Head, Notary, SnapshotLoader
 
 GAME_ID_PREFIX = "g"
 HOLD, TOURNAMENT = "hold", "tournament"  # meta fields of a tournament's game
 SIGNATURE = "signature"  # meta field of a sealed game: its head's signature, written with the seal
 TAIL_READ = 64  # events read with the head of a game held here; a longer tail is read as usual
 FIRST_READ = 64  # events read with a command's identification of a game this process does not hold
+
+
+def log_missing(notary: Notary, store: GameLog, game_ids: Sequence[str]) -> None:
+    """Log in ``notary`` every signed game of ``game_ids`` its tree does not hold yet: one round trip asks
+    which, only those are read and added (nothing is written for the logged ones; a game sealed by a server
+    without a key is not signed, nor logged). The projector and a tournament's archive both catch up so."""
+    for game_id in notary.missing(game_ids):
+        raw = store.look(game_id, [SIGNATURE]).fields[0]
+        if raw is not None:
+            notary.add(json.loads(raw))
 
 
 @dataclass(frozen=True)
