@@ -1,7 +1,8 @@
 """Ladder rows with the search changed, to measure an idea before it is built in: ``python -m bench.ladder_variants``.
 
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --games 1000 --jobs 2 --variant win
-    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant exploration=0.5
+    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant depth=4
+    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant tree
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --variant learned --variant iterations=400
 
 A row is ``bench.ladder``'s (``search`` at one seat against a field of ``greedy``, the same seeded
@@ -18,7 +19,10 @@ search in the processes of this run only, never the code a service's bot plays:
 * ``learned`` (San, Ni, Ichi!): play-outs stop at the end of the round and are scored by a learned
   evaluation (``LEARNED``), with the ``win`` reward;
 * ``first-chance``, ``best-other`` (Front Line): a cut play-out is scored as each seat's chance to be
-  first (the product of its pairwise logistics), or by the logistic against the best other seat.
+  first (the product of its pairwise logistics), or by the logistic against the best other seat;
+* ``tree`` (San Ban's advanced mode): the tree search plays it, as before the expectimax
+  (``domain.search.san_ban_expectimax``), so ``iterations=N``, ``exploration=X`` and the others apply
+  there; ``depth=N``, ``exact=N``: the expectimax's look-ahead (``search``'s plan).
 
 README, "What else was measured", was made with these. ``--fit N`` fits ``learned``'s weights again
 from N ``greedy`` games instead (a conditional logit over each seat's features at every round's
@@ -30,6 +34,7 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -55,6 +60,8 @@ ORIGINAL: dict[str, Any] = {
     "fl_evaluate": front_line.FrontLineKnowledge.evaluate,
     "iterations": search.ITERATIONS,
     "settings": search._SETTINGS,
+    "expectimax": search.EXPECTIMAX,
+    "expectimax_options": search.EXPECTIMAX_OPTIONS,
 }
 
 # ``learned``'s weights per feature (``features``), fitted with ``--fit 1200`` (three players, standard deck)
@@ -152,6 +159,20 @@ def _open_loop(
     return node.children.setdefault(own, Node()), grown
 
 
+# The variants that swap a function of the search for this module's (target, attribute, replacement).
+SWAPS: Mapping[str, tuple[tuple[Any, str, Any], ...]] = MappingProxyType(
+    {
+        "win": ((ismcts, "rewards", win_rewards),),
+        "mixed": ((ismcts, "rewards", mixed_rewards),),
+        "open-loop": ((ismcts, "_child", _open_loop),),
+        "low-select": ((san_ni_ichi.SanNiIchiKnowledge, "rollout", _low_select),),
+        "learned": ((ismcts, "_playout", _round_playout), (ismcts, "rewards", win_rewards)),
+        "first-chance": ((front_line.FrontLineKnowledge, "evaluate", _first_chance),),
+        "best-other": ((front_line.FrontLineKnowledge, "evaluate", _best_other),),
+    }
+)
+
+
 def apply(game: str, variants: Sequence[str]) -> None:
     """Change the search of this process as ``variants`` say (``ORIGINAL`` first: applying twice is once)."""
     ismcts.rewards = ORIGINAL["rewards"]
@@ -159,6 +180,7 @@ def apply(game: str, variants: Sequence[str]) -> None:
     san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
     front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
     iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
+    plan, expectimax_options = ORIGINAL["expectimax"]["search"], ORIGINAL["expectimax_options"]
     for variant in variants:
         name, _, value = variant.partition("=")
         if name == "iterations":
@@ -167,24 +189,19 @@ def apply(game: str, variants: Sequence[str]) -> None:
             settings["exploration"] = float(value)
         elif name == "policy":
             settings["opponents"] = "policy"
-        elif name == "win":
-            ismcts.rewards = win_rewards
-        elif name == "mixed":
-            ismcts.rewards = mixed_rewards
-        elif name == "open-loop":
-            ismcts._child = _open_loop
-        elif name == "low-select":
-            san_ni_ichi.SanNiIchiKnowledge.rollout = _low_select  # type: ignore[method-assign]
-        elif name == "learned":
-            ismcts._playout, ismcts.rewards = _round_playout, win_rewards
-        elif name == "first-chance":
-            front_line.FrontLineKnowledge.evaluate = _first_chance  # type: ignore[method-assign]
-        elif name == "best-other":
-            front_line.FrontLineKnowledge.evaluate = _best_other  # type: ignore[method-assign]
+        elif name == "tree":
+            expectimax_options = MappingProxyType({})
+        elif name in ("depth", "exact"):
+            plan = dataclasses.replace(plan, **{name: int(value)})
+        elif name in SWAPS:
+            for target, attribute, replacement in SWAPS[name]:
+                setattr(target, attribute, replacement)
         else:
             raise SystemExit(f"unknown variant {variant!r}")
     search.ITERATIONS = MappingProxyType(iterations)
     search._SETTINGS = MappingProxyType({**ORIGINAL["settings"], game: settings})
+    search.EXPECTIMAX = MappingProxyType({**ORIGINAL["expectimax"], "search": plan})
+    search.EXPECTIMAX_OPTIONS = expectimax_options
 
 
 def fit(games: int, players: int = 3, rounds: int = 300, rate: float = 0.5) -> list[float]:

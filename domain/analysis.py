@@ -18,7 +18,9 @@ never below 0) and ``label``: ``best`` (the engine's own choice, or no worse), `
 A forced decision (one legal action) is ``best`` with no search (``forced: true``).
 
 The values are Monte-Carlo estimates: with the default budget an action's value is typically within
-about 0.03 of what a longer search gives, which is why the thresholds start at 0.05. The analysis is
+about 0.03 of what a longer search gives, which is why the thresholds start at 0.05 (in San Ban's
+advanced mode the expectimax's values are exact over the chance of the cards, up to its cut a few
+placements ahead: ``domain.search.san_ban_expectimax``). The analysis is
 a pure function of the record and the budget (its random stream is seeded by the game id and the
 decision's step), so analysing a game again gives the same answer.
 """

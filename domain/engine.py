@@ -164,13 +164,21 @@ def player_counts(game: Game) -> str:
     return f"{game.min_players} to {game.max_players} players"
 
 
-def new_seat(kind: str, seat: int, name: str | None, bot: str | None, open_seat: bool = False) -> Seat:
-    """A seat of a new game of ``kind``: a search level's seat commits to the level's settings of
-    today (``search.settings``), which its bot then plays with for the whole game, and which the
-    record shows (``bot_info.settings``) and a re-run uses, whatever later versions of the level do."""
+def new_seat(
+    kind: str,
+    seat: int,
+    name: str | None,
+    bot: str | None,
+    open_seat: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> Seat:
+    """A seat of a new game of ``kind`` with ``options``: a search level's seat commits to the level's
+    settings of today for such a game (``search.settings``), which its bot then plays with for the
+    whole game, and which the record shows (``bot_info.settings``) and a re-run uses, whatever later
+    versions of the level do."""
     settings = None
     if bot is not None and bot in search.LEVELS and kind in search.KNOWLEDGE:
-        settings = search.settings(get_game(kind), bot)
+        settings = search.settings(get_game(kind), bot, options)
     return Seat(seat, name, bot, open_seat, settings)
 
 
@@ -180,15 +188,16 @@ def bot_levels(game: Game) -> list[str]:
     return ["random", *[level for level in game.bots if level != "random"], *search.levels_for(game)]
 
 
-def _check_settings(seat: Seat) -> None:
-    """A seat's committed settings: only a search level's, and a budget ``search.budget_of`` reads."""
+def _check_settings(game: Game, options: Mapping[str, Any], seat: Seat) -> None:
+    """A seat's committed settings: only a search level's, and a budget ``search.budget_of`` reads that
+    fits the game (``search.check_settings``)."""
     if seat.settings is None:
         return
     where = ("players", seat.seat, "bot_settings")
     if seat.bot not in search.LEVELS:
         raise InvalidOptions(f"only a search level has bot settings, not {seat.bot!r}", where)
     try:
-        search.budget_of(seat.settings)
+        search.check_settings(game, options, seat.settings)
     except ValueError as exc:
         raise InvalidOptions(f"bad bot settings: {exc}", where) from None
 
@@ -276,8 +285,9 @@ def start(
             raise InvalidOptions(
                 f"unknown bot {seat.bot!r} for {game.id}; known: {', '.join(known_bots)}", ("players", seat.seat, "bot")
             )
-        _check_settings(seat)
     opts = normalize_options(game, options, len(seats))
+    for seat in seats:
+        _check_settings(game, opts, seat)
     if deal is not None and not isinstance(deal, Mapping):
         raise InvalidOptions("a fixed deal must be a JSON object", ("deal",))
     created = Event(

@@ -318,7 +318,7 @@ class Commands:
         if command.idempotency_key is not None and self.log.head(game_id).version:  # a fresh random id is new
             return Answer(self._creation_answer(game_id, {}), replayed=True)
         seats = [
-            engine.new_seat(command.game, i, p.get("name"), p.get("bot"), bool(p.get("open")))
+            engine.new_seat(command.game, i, p.get("name"), p.get("bot"), bool(p.get("open")), command.options)
             for i, p in enumerate(players)
         ]
         seed = (placement.seed if placement else None) or self.random_bytes(32)

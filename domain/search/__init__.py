@@ -4,7 +4,11 @@
 needs of each game (``Knowledge``): how to draw the hidden parts anew from a seat's view, which
 actions to search where they are too many to list, and how to play a game out quickly.
 
-Levels (``LEVELS``) are budgets of iterations, not of time, so that a decision is a pure function of
+San Ban's ``advanced`` mode is searched otherwise: by expectimax (``domain.search.san_ban_expectimax``,
+whose docstring says why), with its own settings (``"algorithm": "expectimax"``), which a game of
+that mode commits to (``settings`` with the game's options; the catalog's ``bot_settings_by_options``).
+
+Levels (``LEVELS``) are budgets of iterations (or of depth), not of time, so that a decision is a pure function of
 the seat's information set and the bot's random stream: an auditor re-runs it and gets the same
 action (``domain.bots.bot_stream`` says where the stream comes from). ``search`` is sized to stay
 within about 200 ms per decision on one core of the reference machine, ``search-strong`` searches
@@ -19,8 +23,11 @@ from types import MappingProxyType
 from typing import Any
 
 from domain.contract import Game
-from domain.search import front_line, kiri_ai, nin_nal, san_ban, san_ni_ichi
+from domain.search import front_line, kiri_ai, nin_nal, san_ban, san_ban_expectimax, san_ni_ichi
 from domain.search.ismcts import Budget, Estimate, Knowledge, search
+from domain.search.san_ban_expectimax import Plan
+
+Settings = Budget | Plan  # what a level searches with: the tree search's budget, or the expectimax's
 
 KNOWLEDGE: Mapping[str, Knowledge] = MappingProxyType(
     {
@@ -67,15 +74,45 @@ _SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
 
 
 ALGORITHM = "so-ismcts"
+# The expectimax of San Ban's advanced mode, per level (``search-strong``: to the end from six empty cells).
+EXPECTIMAX: Mapping[str, Plan] = MappingProxyType(
+    {"search": Plan(depth=3, exact=5, samples=3), "search-strong": Plan(depth=3, exact=6, samples=8)}
+)
+EXPECTIMAX_OPTIONS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"san-ban": {"mode": "advanced"}})
 
 
-def settings(game: Game, level: str) -> dict[str, Any]:
-    """``level``'s settings in ``game`` as the catalog lists them and a new game's record commits to
-    (``game_created``'s seat ``bot_settings``)."""
+def expectimax_for(game: Game, options: Mapping[str, Any] | None) -> bool:
+    """Whether a game of ``game`` with ``options`` is searched by expectimax (San Ban's advanced mode)."""
+    wanted = EXPECTIMAX_OPTIONS.get(game.id)
+    return wanted is not None and all((options or {}).get(k) == v for k, v in wanted.items())
+
+
+def settings(game: Game, level: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``level``'s settings in a game of ``game`` with ``options``, as the catalog lists them and a new
+    game's record commits to (``game_created``'s seat ``bot_settings``)."""
+    if expectimax_for(game, options):
+        return {"algorithm": san_ban_expectimax.ALGORITHM, **EXPECTIMAX[level].describe()}
     return {"algorithm": ALGORITHM, **budget(game, level).describe()}
 
 
-def budget_of(recorded: Mapping[str, Any]) -> Budget:
+def settings_by_options(game: Game) -> list[dict[str, Any]]:
+    """The catalog's ``bot_settings_by_options``: the options under which ``game``'s levels play with
+    other settings than its ``bot_settings``, and those settings."""
+    wanted = EXPECTIMAX_OPTIONS.get(game.id)
+    if wanted is None or game.id not in KNOWLEDGE:
+        return []
+    return [{"options": dict(wanted), "bot_settings": {level: settings(game, level, wanted) for level in LEVELS}}]
+
+
+def check_settings(game: Game, options: Mapping[str, Any], recorded: Mapping[str, Any]) -> None:
+    """``recorded`` settings fit a game of ``game`` with ``options``: read by ``budget_of``, and an
+    expectimax only where the game is searched so. Raises ``ValueError``."""
+    plan = budget_of(recorded)
+    if isinstance(plan, Plan) and not expectimax_for(game, options):
+        raise ValueError(f"{san_ban_expectimax.ALGORITHM} searches San Ban's advanced mode only")
+
+
+def budget_of(recorded: Mapping[str, Any]) -> Settings:
     """The budget that ``recorded`` settings (``settings``' shape, as a record holds them) describe.
 
     A game's bot plays with the settings its record committed to when the game was created, not with
@@ -84,6 +121,8 @@ def budget_of(recorded: Mapping[str, Any]) -> Budget:
     """
     if not isinstance(recorded, Mapping):
         raise ValueError("bot settings are an object")
+    if recorded.get("algorithm") == san_ban_expectimax.ALGORITHM:
+        return _plan_of(recorded)
     unknown = sorted(set(recorded) - {"algorithm", *Budget.__dataclass_fields__})
     if unknown:
         raise ValueError(f"unknown bot setting {unknown[0]!r}")
@@ -102,6 +141,21 @@ def budget_of(recorded: Mapping[str, Any]) -> Budget:
     return Budget(iterations, float(exploration), depth, opponents)
 
 
+def _plan_of(recorded: Mapping[str, Any]) -> Plan:
+    unknown = sorted(set(recorded) - {"algorithm", *Plan.__dataclass_fields__})
+    if unknown:
+        raise ValueError(f"unknown bot setting {unknown[0]!r}")
+    limits = {"depth": (1, MAX_DEPTH), "exact": (0, MAX_EXACT), "samples": (1, MAX_SAMPLES)}
+    for name, (low, high) in limits.items():
+        value = recorded.get(name)
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(f"{name} is an integer from {low} to {high}")
+    return Plan(recorded["depth"], recorded["exact"], recorded["samples"])
+
+
+# An expectimax deeper than these would stall a re-run, not prove a move: four placements ahead take
+# about 3 s at the opening, the rest of the game from six empty cells about 1 s, from seven 17-33 s.
+MAX_DEPTH, MAX_EXACT, MAX_SAMPLES = 4, 6, 64
 MAX_ITERATIONS = 100_000  # a recorded budget larger than any level's would stall a re-run, not prove a move
 OPPONENT_MODELS = ("untried", "policy")
 
@@ -117,8 +171,19 @@ def estimate(
     recorded: Mapping[str, Any] | None = None,
 ) -> Estimate:
     """The search of ``level`` for ``seat`` in ``state`` (read only as ``seat`` may see it): with the
-    ``recorded`` settings where the game's record holds them (``budget_of``), else with ``level``'s own."""
-    plan = budget(game, level) if recorded is None else budget_of(recorded)
+    ``recorded`` settings where the game's record holds them (``budget_of``), else with ``level``'s own
+    (the expectimax's in San Ban's advanced mode, which the state shows)."""
+    plan: Settings
+    if recorded is not None:
+        plan = budget_of(recorded)
+    elif game.id in EXPECTIMAX_OPTIONS and san_ban_expectimax.applies(state):
+        plan = EXPECTIMAX[level]
+    else:
+        plan = budget(game, level)
+    if isinstance(plan, Plan):
+        if not san_ban_expectimax.applies(state):
+            raise ValueError(f"{san_ban_expectimax.ALGORITHM} searches San Ban's advanced mode only")
+        return san_ban_expectimax.search(state, seat, rnd, plan, must_include)
     return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include)
 
 

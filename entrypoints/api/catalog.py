@@ -26,6 +26,7 @@ def describe(game: Game) -> dict[str, Any]:
         "options": options,
         "bots": bot_levels(game),
         "bot_settings": {level: search.settings(game, level) for level in search.levels_for(game)},
+        "bot_settings_by_options": search.settings_by_options(game),
     }
 
 

@@ -46,13 +46,33 @@ class CatalogPlayers(TypedDict):
 
 
 class BotSettings(TypedDict):
-    """A search level's budget (the catalog's ``bot_settings``), as a search seat records it."""
+    """A tree search level's budget (``algorithm`` ``so-ismcts``; the catalog's ``bot_settings``), as a
+    search seat records it."""
 
     algorithm: str
     iterations: int
     exploration: float
     rollout_depth: int
     opponents: Literal["untried", "policy"]
+
+
+class ExpectimaxSettings(TypedDict):
+    """An expectimax level's budget (``algorithm`` ``expectimax``: San Ban's advanced mode)."""
+
+    algorithm: str
+    depth: int
+    exact: int
+    samples: int
+
+
+SearchSettings = BotSettings | ExpectimaxSettings  # told apart by "algorithm"
+
+
+class SettingsByOptions(TypedDict):
+    """Options under which the search levels play with other settings, and those settings by level."""
+
+    options: dict[str, Any]
+    bot_settings: dict[str, SearchSettings]
 
 
 class CatalogGame(TypedDict):
@@ -62,7 +82,8 @@ class CatalogGame(TypedDict):
     players: CatalogPlayers
     options: dict[str, dict[str, Any]]  # each a JSON Schema fragment with "default" and "description"
     bots: list[str]
-    bot_settings: dict[str, BotSettings]  # by search level
+    bot_settings: dict[str, SearchSettings]  # by search level
+    bot_settings_by_options: NotRequired[list[SettingsByOptions]]
 
 
 class Catalog(TypedDict):
@@ -74,7 +95,7 @@ class Seat(TypedDict):
     name: str | None
     bot: str | None
     open: NotRequired[bool]
-    bot_settings: NotRequired[BotSettings]  # a search level's seat: the budget it plays the game with
+    bot_settings: NotRequired[SearchSettings]  # a search level's seat: the budget it plays the game with
 
 
 class SeatWithToken(Seat):

@@ -148,6 +148,22 @@ def test_a_search_seats_tag_shows_the_budget_it_plays_with(web: str, page: tuple
     assert console.errors == []
 
 
+def test_an_expectimax_seats_tag_shows_its_depth(web: str, page: tuple[Page, Console]) -> None:
+    """San Ban's advanced mode is searched by expectimax: the tooltip gives its depth, not iterations."""
+    tab, console = page
+    players = [{"name": "ann"}, {"name": "deep", "bot": "search"}]
+    body = {"game": "san-ban", "players": players, "options": {"mode": "advanced"}}
+    created = requests.post(f"{web}/v1/games", json=body, timeout=TIMEOUT)
+    assert created.status_code == 201, created.text
+    settings = created.json()["seats"][1]["bot_settings"]
+    tab.goto(f"{web}/games/{created.json()['id']}")
+    tag = tab.locator("li[data-seat='1'] .tag", has_text="bot: search")
+    tag.wait_for(timeout=WAIT_MS)
+    expected = f"expectimax: {settings['depth']} placements ahead, to the end from {settings['exact']} empty cells"
+    assert tag.get_attribute("title") == expected
+    assert console.errors == []
+
+
 def test_the_lobby_creates_a_game_and_a_visitor_joins_its_open_seat(
     web: str, redis_client: redis.Redis, page: tuple[Page, Console]
 ) -> None:

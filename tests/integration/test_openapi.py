@@ -314,6 +314,28 @@ def test_a_search_seat_commits_to_its_settings(api: Contract) -> None:
     assert record["seats"][0]["bot_info"] is None
 
 
+def test_an_advanced_san_ban_search_seat_commits_to_the_settings_its_options_list(api: Contract) -> None:
+    """San Ban's advanced mode is searched by expectimax: the catalog lists those settings under
+    ``bot_settings_by_options`` (its ``bot_settings`` stay the tree search's, which the other modes
+    commit to), and a game of that mode commits its search seat to them."""
+    catalog = api.call("get", "/v1/catalog", 200).json
+    san_ban = next(g for g in catalog["games"] if g["id"] == "san-ban")
+    assert san_ban["bot_settings"]["search"]["algorithm"] == "so-ismcts"
+    [entry] = san_ban["bot_settings_by_options"]
+    assert entry["options"] == {"mode": "advanced"}
+    listed = entry["bot_settings"]["search"]
+    assert listed["algorithm"] == "expectimax" and set(listed) == {"algorithm", "depth", "exact", "samples"}
+    assert all(g["bot_settings_by_options"] == [] for g in catalog["games"] if g["id"] != "san-ban")
+    players = [{"name": "ann"}, {"name": "deep", "bot": "search"}]
+    advanced = {"game": "san-ban", "players": players, "options": {"mode": "advanced"}}
+    created = api.call("post", "/v1/games", 201, json=advanced).json
+    assert created["seats"][1]["bot_settings"] == listed
+    record = api.call("get", f"/v1/games/{created['id']}/record", 200).json
+    assert record["seats"][1]["bot_info"]["settings"] == listed
+    gamer = api.call("post", "/v1/games", 201, json={**advanced, "options": {"mode": "gamer"}}).json
+    assert gamer["seats"][1]["bot_settings"] == san_ban["bot_settings"]["search"]
+
+
 def test_503_problem_when_redis_is_down(
     redis_server: EmbeddedRedis, openapi: OpenAPI, spec_dict: dict[str, Any]
 ) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from domain import engine, search
+from domain import analysis, engine, search
 from domain.audit import verify_record
 from domain.bots import bot_stream, choose_action, rerun, turn_stream
 from domain.canonical import same
@@ -178,3 +178,87 @@ def test_bad_bot_settings_are_refused_naming_the_field(bot: str, change: dict[st
         engine.start("nin-nal", "g-bad", seats, SEED)
     assert says in str(refused.value)
     assert refused.value.field == ("players", 0, "bot_settings")
+
+
+ADVANCED = {"mode": "advanced"}
+LEVELS = ("search", "greedy")  # the advanced record's seats
+
+
+def _advanced_record(swap_at: int | None = None) -> tuple[dict[str, Any], int | None]:
+    """A sealed advanced San Ban record, an expectimax ``search`` seat against ``greedy``; at the
+    ``swap_at``-th decision of seat 0 another cell is played in the bot's place."""
+    seats = [engine.new_seat("san-ban", i, f"bot{i}", level, options=ADVANCED) for i, level in enumerate(LEVELS)]
+    events, table = engine.start("san-ban", "g-adv", seats, SEED, options=ADVANCED)
+    salts = salt_source("adv")
+    mine, swapped = 0, None
+    while not table.finished:
+        seat = table.to_act[0]
+        rnd = turn_stream(LEVELS[seat], SEED, "g-adv", seat, table.turn_version)
+        action = choose_action(table, seat, LEVELS[seat], rnd)
+        if seat == 0:
+            others = [a for a in engine.legal_actions(table, seat) if not same(a, action)]
+            if mine == swap_at and others:
+                action, swapped = others[0], len(events) + 1
+            mine += 1
+        more, table = engine.step(table, seat, action, salts=salts)
+        events += more
+    return sealed_record(events, SEED), swapped
+
+
+def test_an_advanced_san_ban_search_seat_plays_and_reruns_by_expectimax() -> None:
+    """The seat commits to the expectimax's settings (not the tree search's), the record shows them, and
+    every decision re-runs the same; a cell that was not the bot's is named."""
+    record, _ = _advanced_record()
+    settings = record["seats"][0]["bot_info"]["settings"]
+    assert settings == search.settings(get_game("san-ban"), "search", ADVANCED)
+    assert settings["algorithm"] == "expectimax"
+    assert verify_record(record)["verdict"] == "verified"
+    decisions = [d for d in rerun(record) if d["level"] == "search"]
+    assert len(decisions) >= 4 and all(d["same"] for d in decisions)
+    forged, swapped = _advanced_record(swap_at=2)
+    assert swapped is not None
+    assert [d["seq"] for d in rerun(forged) if not d["same"]] == [swapped]
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "change", "says"),
+    [
+        ("nin-nal", None, {}, "San Ban's advanced mode only"),
+        ("san-ban", {"mode": "gamer"}, {}, "San Ban's advanced mode only"),
+        ("san-ban", ADVANCED, {"depth": 0}, "depth"),
+        ("san-ban", ADVANCED, {"exact": 7}, "exact"),
+        ("san-ban", ADVANCED, {"depth": 5}, "depth"),
+        ("san-ban", ADVANCED, {"samples": 1.5}, "samples"),
+        ("san-ban", ADVANCED, {"iterations": 400}, "unknown bot setting 'iterations'"),
+    ],
+)
+def test_expectimax_settings_are_refused_where_they_do_not_fit(
+    game: str, options: dict[str, Any] | None, change: dict[str, Any], says: str
+) -> None:
+    settings = {**search.settings(get_game("san-ban"), "search", ADVANCED), **change}
+    seats = [Seat(0, "a", "search", settings=settings), Seat(1, "b", "random")]
+    with pytest.raises(InvalidOptions) as refused:
+        engine.start(game, "g-bad", seats, SEED, options=options)
+    assert says in str(refused.value)
+    assert refused.value.field == ("players", 0, "bot_settings")
+
+
+def test_an_advanced_san_ban_game_is_analysed_by_the_expectimax() -> None:
+    """Each placement's verdict carries the expectimax's exact values: the taken cell's and the best's,
+    as the search itself gives them from the same position."""
+    record, _ = _advanced_record()
+    verdicts = {v["step"]: v for v in analysis.analyse(record)}
+    placements = 0
+    for decision in engine_decisions(record):
+        verdict = verdicts[decision.step]
+        if verdict["forced"] or decision.action.get("type") != "place":
+            continue
+        table = decision.table
+        rnd = random.Random(f"analysis:{record['game_id']}:{decision.step}")
+        estimate = search.estimate(table.game, table.state, decision.seat, 2, "search", rnd)
+        values = {a.action["cell"]: a.value for a in estimate.arms}
+        assert verdict["value"] == round(values[decision.action["cell"]], 4)
+        assert verdict["best_value"] == round(max(values.values()), 4)
+        assert verdict["loss"] == pytest.approx(verdict["best_value"] - verdict["value"], abs=1e-9)
+        placements += 1
+    assert placements >= 6

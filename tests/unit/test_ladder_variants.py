@@ -55,3 +55,20 @@ def test_the_learned_evaluation_is_a_distribution_that_prefers_less_damage() -> 
 def test_an_unknown_variant_is_refused() -> None:
     with pytest.raises(SystemExit, match="unknown variant"):
         lv.apply("san-ni-ichi", ["faster"])
+
+
+def test_tree_puts_advanced_san_ban_back_on_the_tree_search_and_depth_changes_the_expectimax() -> None:
+    options = {"mode": "advanced", "first": 0}
+    _events, table = start("san-ban", "v", [Seat(0, "a"), Seat(1, "b")], seed=b"12345678", options=options)
+
+    def searched() -> search.Estimate:
+        return search.estimate(table.game, table.state, 0, 2, "search", random.Random(2))
+
+    expectimax = searched()
+    assert all(a.visits == 1 for a in expectimax.arms)
+    lv.apply("san-ban", ["tree", "iterations=30"])
+    assert sum(a.visits for a in searched().arms) == 30
+    lv.apply("san-ban", ["depth=1"])
+    assert search.EXPECTIMAX["search"].depth == 1 and searched() != expectimax
+    lv.apply("san-ban", [])
+    assert searched() == expectimax

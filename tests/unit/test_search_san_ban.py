@@ -19,7 +19,7 @@ from domain.games.san_ban import RULES
 from domain.games.san_ban import state as st
 from domain.games.san_ban.cards import CATALOGUE, TIERS
 from domain.games.san_ban.state import ADVANCED, GAMER, HAND_SIZE, OPEN_MODES, State
-from domain.search import san_ban
+from domain.search import san_ban, san_ban_expectimax
 from domain.search.ismcts import Budget, Simulator
 from domain.search.ismcts import search as ismcts_search
 
@@ -227,3 +227,111 @@ def test_same_seed_same_decision_in_another_process(mode: str) -> None:
     _events, table = start("san-ban", "p", seats, seed=b"proc", options={"mode": mode})
     here = search.choose(RULES, table.state, table.to_act[0], 2, "search", random.Random(5))
     assert answers == {json.dumps(here)}
+
+
+# -- advanced mode: the expectimax (``domain.search.san_ban_expectimax``) -----------------------------
+
+SMALL_PLAN = san_ban_expectimax.Plan(depth=2, exact=4, samples=3)
+
+
+def _valued(state: State, seat: int, k: int, plan: san_ban_expectimax.Plan = SMALL_PLAN) -> list[tuple[str, float]]:
+    estimate = san_ban_expectimax.search(state, seat, random.Random(k), plan)
+    return [(json.dumps(a.action, sort_keys=True), a.value) for a in estimate.arms]
+
+
+def test_the_expectimax_depends_on_the_information_set_only() -> None:
+    """Every action's value, and the choice, are the same in other states of the seat's information set
+    (the other seat's unseen cards, both hidden orders, the unshown coin), in every phase of the mode."""
+    phases = set()
+    for n, (table, seat, options) in enumerate(positions()):
+        state = table.state
+        if state.mode != ADVANCED or st.phase(state) == st.OVER:
+            continue
+        rnd = random.Random(n)
+        here = _valued(state, seat, n)
+        for _ in range(3):
+            world = other_world(state, seat, options, rnd)
+            assert _view(world, seat) == _view(state, seat)
+            assert _valued(world, seat, n) == here, (st.phase(state), options)
+        phases.add((st.phase(state), "decks" in options))
+    assert {(st.PLAY, False), (st.PLAY, True), (st.COIN_PHASE, False), (st.CHOOSE, True)} <= phases
+
+
+def _set_next(state: State, seat: int, mine: str, theirs: str) -> State:
+    """``state`` with ``seat``'s next card ``mine`` and the other seat's last unplayed card ``theirs``."""
+    assert state.orders is not None and state.hands is not None
+    opp = 1 - seat
+    rest = [c for c in st.remaining(state, seat) if c != mine]
+    orders, hands, decks = list(state.orders), list(state.hands), list(state.decks)
+    orders[seat] = (*state.played[seat], mine, *rest)
+    orders[opp] = (*state.played[opp], theirs)
+    hands[opp] = orders[opp]
+    decks[opp] = orders[opp]
+    defs = {c: state.by_id[c] for c in (*decks[seat], *state.played[opp])} | {theirs: CATALOGUE[theirs]}
+    return dataclasses.replace(
+        state, orders=tuple(orders), hands=tuple(hands), decks=tuple(decks), cards=tuple(defs.values()), by_id=defs
+    )
+
+
+def test_the_expectimax_values_the_last_placements_as_the_rules_score_them() -> None:
+    """With two cells left, the second seat places one of its two cards (which, it cannot tell) and the
+    first seat's last card, any of the tier's cards the second has not seen, fills the last cell: each
+    cell's value is the mean of the rules' own outcomes over those cards, played by the engine."""
+    sim = Simulator(RULES, 2)
+    checked = 0
+    for g in range(12):
+        seats = [Seat(0, "a", "greedy"), Seat(1, "b", "greedy")]
+        _events, table = start("san-ban", f"x{g}", seats, seed=bytes([g, 9]), options={"mode": "advanced"})
+        rnd = random.Random(g)
+        while table.state.n_placed < 7 or st.phase(table.state) != st.PLAY:
+            seat = table.to_act[0]
+            _events, table = step(table, seat, rnd.choice(RULES.legal_actions(table.state, seat)), salts=SALTS)
+        state, seat = table.state, table.to_act[0]
+        opp = 1 - seat
+        tier = [c for c in TIERS[2] if c not in state.decks[seat] and c not in state.played[opp]]
+        values = dict(_valued(state, seat, g, san_ban_expectimax.Plan(depth=1, exact=2, samples=1)))
+        for cell in (c for c, slot in enumerate(state.board) if slot is None):
+            outcomes = []
+            for mine in st.remaining(state, seat):
+                for theirs in tier:
+                    world = _set_next(state, seat, mine, theirs)
+                    world = sim.after(world, RULES.pending(state), {seat: {"type": "place", "cell": cell}})
+                    last = RULES.legal_actions(world, opp)
+                    assert len(last) == 1
+                    world = sim.after(world, RULES.pending(world), {opp: last[0]})
+                    result = sim.result(world)
+                    assert result is not None
+                    outcomes.append(result[seat])
+            action = json.dumps({"type": "place", "cell": cell}, sort_keys=True)
+            assert values[action] == pytest.approx(sum(outcomes) / len(outcomes), abs=1e-12)
+            checked += 1
+    assert checked == 24
+
+
+def test_the_expectimax_chooses_a_most_valuable_legal_action_reproducibly() -> None:
+    for n, (table, seat, _options) in enumerate(positions(1)):
+        state = table.state
+        if state.mode != ADVANCED or st.phase(state) == st.OVER:
+            continue
+        estimate = san_ban_expectimax.search(state, seat, random.Random(n), SMALL_PLAN)
+        assert estimate.best == estimate.arms[0].action
+        assert estimate.arms[0].value == max(a.value for a in estimate.arms)
+        assert all(0.0 <= a.value <= 1.0 for a in estimate.arms)
+        legal = RULES.legal_actions(state, seat)
+        assert estimate.best in legal or admits("san-ban", RULES.action_space(state, seat), estimate.best)
+        if st.phase(state) == st.PLAY:
+            assert sorted(a.action["cell"] for a in estimate.arms) == [a["cell"] for a in legal]
+        assert san_ban_expectimax.search(state, seat, random.Random(n), SMALL_PLAN) == estimate
+
+
+def test_a_search_level_plays_advanced_san_ban_by_expectimax() -> None:
+    """``search.estimate`` without recorded settings takes the level's expectimax in the advanced mode (the
+    state says which), the tree search in the others; recorded tree-search settings are kept."""
+    options = {"mode": "advanced", "first": 0}
+    _events, table = start("san-ban", "lvl", [Seat(0, "a"), Seat(1, "b")], seed=b"lvl", options=options)
+    plan = search.EXPECTIMAX["search"]
+    expected = san_ban_expectimax.search(table.state, 0, random.Random(3), plan)
+    assert search.estimate(RULES, table.state, 0, 2, "search", random.Random(3)) == expected
+    tree = search.settings(RULES, "search")
+    kept = search.estimate(RULES, table.state, 0, 2, "search", random.Random(3), recorded={**tree, "iterations": 5})
+    assert sum(a.visits for a in kept.arms) == 5

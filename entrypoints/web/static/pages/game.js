@@ -345,7 +345,11 @@ function title(game) {
 
 // A search seat's budget, as its record commits to it (the tag's tooltip); nothing for the other bots.
 function botBudget(settings) {
-  return settings ? `${settings.algorithm}: ${settings.iterations} iterations per decision` : undefined;
+  if (!settings) return undefined;
+  if (settings.algorithm === "expectimax") {
+    return `expectimax: ${settings.depth} placements ahead, to the end from ${settings.exact} empty cells`;
+  }
+  return `${settings.algorithm}: ${settings.iterations} iterations per decision`;
 }
 
 // Who sits where, whose turn it is, who has chosen, and each seat's deadline as a countdown.
