@@ -22,7 +22,9 @@ search in the processes of this run only, never the code a service's bot plays:
   first (the product of its pairwise logistics), or by the logistic against the best other seat;
 * ``tree`` (San Ban's advanced mode): the tree search plays it, as before the expectimax
   (``domain.search.san_ban_expectimax``), so ``iterations=N``, ``exploration=X`` and the others apply
-  there; ``depth=N``, ``exact=N``: the expectimax's look-ahead (``search``'s plan).
+  there; ``depth=N``, ``exact=N``: the expectimax's look-ahead (``search``'s plan); ``softmin=T``: the
+  expectimax's other seat picks its cells with odds ``exp(-value / T)`` (a player who does not always
+  play its best) instead of the lowest value.
 
 README, "What else was measured", was made with these. ``--fit N`` fits ``learned``'s weights again
 from N ``greedy`` games instead (a conditional logit over each seat's features at every round's
@@ -38,7 +40,7 @@ import dataclasses
 import json
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -48,7 +50,7 @@ from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, start, step
 from domain.games.san_ni_ichi.cards import BLOCK, TORINOKO
 from domain.games.san_ni_ichi.state import SELECT
-from domain.search import front_line, ismcts, san_ni_ichi
+from domain.search import front_line, ismcts, san_ban_expectimax, san_ni_ichi
 from domain.search.ismcts import Knowledge, Node, Simulator
 
 # What the variants replace, as this module found it (a forked process applies the variants again)
@@ -62,6 +64,7 @@ ORIGINAL: dict[str, Any] = {
     "settings": search._SETTINGS,
     "expectimax": search.EXPECTIMAX,
     "expectimax_options": search.EXPECTIMAX_OPTIONS,
+    "theirs": san_ban_expectimax._theirs,
 }
 
 # ``learned``'s weights per feature (``features``), fitted with ``--fit 1200`` (three players, standard deck)
@@ -159,6 +162,17 @@ def _open_loop(
     return node.children.setdefault(own, Node()), grown
 
 
+def _softmin(temperature: float) -> Callable[[list[float]], float]:
+    """``softmin=T``: the mean of the values with weights ``exp(-(value - lowest) / T)``."""
+
+    def theirs(values: list[float]) -> float:
+        low = min(values)
+        weights = [math.exp(-(v - low) / temperature) for v in values]
+        return sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
+
+    return theirs
+
+
 # The variants that swap a function of the search for this module's (target, attribute, replacement).
 SWAPS: Mapping[str, tuple[tuple[Any, str, Any], ...]] = MappingProxyType(
     {
@@ -179,6 +193,7 @@ def apply(game: str, variants: Sequence[str]) -> None:
     ismcts._child, ismcts._playout = ORIGINAL["child"], ORIGINAL["playout"]
     san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
     front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
+    san_ban_expectimax._theirs = ORIGINAL["theirs"]
     iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
     plan, expectimax_options = ORIGINAL["expectimax"]["search"], ORIGINAL["expectimax_options"]
     for variant in variants:
@@ -193,6 +208,8 @@ def apply(game: str, variants: Sequence[str]) -> None:
             expectimax_options = MappingProxyType({})
         elif name in ("depth", "exact"):
             plan = dataclasses.replace(plan, **{name: int(value)})
+        elif name == "softmin":
+            san_ban_expectimax._theirs = _softmin(float(value))  # type: ignore[assignment]
         elif name in SWAPS:
             for target, attribute, replacement in SWAPS[name]:
                 setattr(target, attribute, replacement)

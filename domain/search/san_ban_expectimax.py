@@ -52,7 +52,7 @@ of the seat's view and the stream.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,8 +214,8 @@ class _Solver:
         elif depth <= 0 or not (mine if mover == ME else pool):
             value = 0.5 + (points - (10 - points)) / 20
         else:
-            pick: Callable[..., float] = max if mover == ME else min
-            value = pick(self._chance(board, cell, mover, mine, pool, depth) for cell in empty)
+            values = [self._chance(board, cell, mover, mine, pool, depth) for cell in empty]
+            value = max(values) if mover == ME else _theirs(values)
         self.memo[board] = value
         return value
 
@@ -228,6 +228,13 @@ class _Solver:
             if there >= 0 and (there & 1) != mover and beats[card][side][there >> 1]:
                 after[other] = there ^ 1
         return tuple(after)
+
+
+def _theirs(values: list[float]) -> float:
+    """The other seat's choice among its cells, by their values to the searching seat: the lowest (it is
+    searched as a player who plays its best). One place, so that a bench (``bench.ladder_variants``'
+    ``softmin``) can model it otherwise."""
+    return min(values)
 
 
 def _beat_table(cards: list[Card]) -> list[list[list[bool]]]:

@@ -11,7 +11,7 @@ from bench import ladder_variants as lv
 from domain import search
 from domain.contract import changed
 from domain.engine import Seat, start
-from domain.search import ismcts, san_ni_ichi
+from domain.search import ismcts, san_ban_expectimax, san_ni_ichi
 
 
 @pytest.fixture(autouse=True)
@@ -72,3 +72,15 @@ def test_tree_puts_advanced_san_ban_back_on_the_tree_search_and_depth_changes_th
     assert search.EXPECTIMAX["search"].depth == 1 and searched() != expectimax
     lv.apply("san-ban", [])
     assert searched() == expectimax
+
+
+def test_softmin_lets_the_expectimaxs_other_seat_play_below_its_best_and_apply_restores_it() -> None:
+    values = [0.2, 0.5, 0.9]
+    assert san_ban_expectimax._theirs(values) == 0.2
+    lv.apply("san-ban", ["softmin=0.1"])
+    soft = san_ban_expectimax._theirs(values)
+    assert 0.2 < soft < sum(values) / 3
+    lv.apply("san-ban", ["softmin=0.001"])
+    assert san_ban_expectimax._theirs(values) == pytest.approx(0.2)
+    lv.apply("san-ban", [])
+    assert san_ban_expectimax._theirs is lv.ORIGINAL["theirs"]
