@@ -154,7 +154,7 @@ def _plan_of(recorded: Mapping[str, Any]) -> Plan:
 
 
 # An expectimax deeper than these would stall a re-run, not prove a move: four placements ahead take
-# about 3 s at the opening, the rest of the game from six empty cells about 1 s, from seven 17-33 s.
+# about 1.7 s at the opening, the rest of the game from six empty cells about 0.5 s, from seven 12 s.
 MAX_DEPTH, MAX_EXACT, MAX_SAMPLES = 4, 6, 64
 MAX_ITERATIONS = 100_000  # a recorded budget larger than any level's would stall a re-run, not prove a move
 OPPONENT_MODELS = ("untried", "policy")
