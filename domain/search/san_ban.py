@@ -83,7 +83,7 @@ LINKS = tuple(
 )
 
 
-def _edges(card: Card) -> tuple[int, int, int, int]:
+def edges_of(card: Card) -> tuple[int, int, int, int]:
     return (card.top, card.right, card.bottom, card.left)
 
 
@@ -147,18 +147,10 @@ class SanBanKnowledge:
         if n <= 0:
             return []
         own = state.decks[seat]
-        tiers = {TIER_OF.get(c) for c in own}
         by_id = state.by_id
-        random_deal = (
-            len(own) == HAND_SIZE
-            and len(state.decks[1 - seat]) == HAND_SIZE
-            and len(tiers) == 1
-            and None not in tiers
-            and all(by_id[c] == CATALOGUE[c] for c in own)
-        )
-        if random_deal:
-            (tier,) = tiers
-            pool = [c for c in TIERS[tier] if c not in own and c not in seen]  # type: ignore[index]
+        tier = drawn_tier(state, seat)
+        if tier is not None:
+            pool = [c for c in TIERS[tier] if c not in own and c not in seen]
             return rnd.sample(pool, n)
         first = [c for c in own if c not in seen and c in CATALOGUE and by_id[c] == CATALOGUE[c]]
         rnd.shuffle(first)
@@ -175,7 +167,7 @@ class SanBanKnowledge:
         if ph == st.PLAY:
             return RULES.legal_actions(state, seat)
         if ph == st.CHOOSE:
-            return _picks(state, seat)
+            return picks(state, seat)
         if ph == st.CLAIM:
             return [_claim(state, seat)]
         return RULES.legal_actions(state, seat)
@@ -187,7 +179,7 @@ class SanBanKnowledge:
         if ph == st.PLAY:
             return _place(state, seat, rnd)
         if ph == st.CHOOSE:
-            return _picks(state, seat)[0]
+            return picks(state, seat)[0]
         if ph == st.COIN_PHASE:
             return {"type": "choose_first", "first": True}
         return _claim(state, seat)
@@ -204,7 +196,20 @@ class SanBanKnowledge:
         )
 
 
-def _picks(state: State, seat: int) -> list[Action]:
+def drawn_tier(state: State, seat: int) -> int | None:
+    """The tier both decks were drawn from at random, as far as ``seat`` can tell: its own deck is five
+    catalogue cards of one tier and the other seat's deck has five too (``_fill``); else None."""
+    own = state.decks[seat]
+    tiers = {TIER_OF.get(c) for c in own}
+    if len(own) != HAND_SIZE or len(state.decks[1 - seat]) != HAND_SIZE or len(tiers) != 1:
+        return None
+    (tier,) = tiers
+    if tier is None or any(state.by_id[c] != CATALOGUE[c] for c in own):
+        return None
+    return tier
+
+
+def picks(state: State, seat: int) -> list[Action]:
     """The searched picks of five (module docstring), the strongest first."""
     deck = state.decks[seat]
     ranked = sorted(deck, key=lambda c: _strength(st.card(state, c)))
@@ -249,7 +254,7 @@ def _surroundings(
                 exposed[cell].append(side)
             elif slot.owner != seat:
                 theirs = by_id[slot.card]
-                foes[cell].append((side, _edges(theirs)[facing], theirs.element))
+                foes[cell].append((side, edges_of(theirs)[facing], theirs.element))
     return foes, exposed
 
 
@@ -266,14 +271,14 @@ def _place(state: State, seat: int, rnd: random.Random) -> Action:
     mine = hand[:1] if forced else hand
     elemental, add = state.mode in ELEMENTAL_MODES, state.mode in ADD_MODES
     # The opponent's strongest edge per side among its unplayed cards.
-    enemy = [_edges(by_id[c]) for c in st.remaining(state, 1 - seat)]
+    enemy = [edges_of(by_id[c]) for c in st.remaining(state, 1 - seat)]
     threat = [max(column) for column in zip(*enemy)] if enemy else [0, 0, 0, 0]
     foes, exposed = _surroundings(state, seat, empty)
     best: list[tuple[int, str]] = []
     top = (-1, 0)
     for card_id in mine:
         placed = by_id[card_id]
-        edges = _edges(placed)
+        edges = edges_of(placed)
         element = placed.element
         for cell in empty:
             if add:

@@ -20,7 +20,7 @@ likely to come next; after a fixed deal, which draws no shuffle, the cards come 
 order, which the seat knows), the cards the other seat has placed, and the decks' sizes.
 
 **The other seat's cards.** When the seat's deck is a random draw of five from one tier (the
-default game; ``san_ban.SanBanKnowledge._fill`` says how that is told), the generator drew both
+default game; ``san_ban.drawn_tier`` says how that is told), the generator drew both
 decks as ten cards of that tier, so the other seat's unplayed cards are a uniform draw from the
 tier's cards the seat has not seen, and its next card is equally likely to be any of them: the
 search averages over that *pool*, exactly, with no sampling. Otherwise (decks given by the
@@ -60,9 +60,9 @@ from typing import Any, NamedTuple
 from domain.games.san_ban import state as st
 from domain.games.san_ban.board import element_beats
 from domain.games.san_ban.cards import CATALOGUE, TIERS, Card
-from domain.games.san_ban.state import ADVANCED, HAND_SIZE, State
+from domain.games.san_ban.state import ADVANCED, State
 from domain.search.ismcts import Arm, Estimate, key
-from domain.search.san_ban import KNOWLEDGE, LINKS, TIER_OF, _edges, _picks
+from domain.search.san_ban import KNOWLEDGE, LINKS, drawn_tier, edges_of, picks
 
 ALGORITHM = "expectimax"
 TIE = 1e-9  # values this close are equal
@@ -105,7 +105,7 @@ def search(
         arms = [Arm({"type": "choose_first", "first": True}, 1, first, 1)]
         arms.append(Arm({"type": "choose_first", "first": False}, 1, second, 1))
     else:
-        best = _picks(state, seat)[0]
+        best = picks(state, seat)[0]
         arms = [Arm(best, 1, 0.5, 1)]
         if must_include is not None and key(must_include) != key(best):
             arms.append(Arm(dict(must_include), 1, 0.5, 1))
@@ -139,17 +139,9 @@ def _pools(state: State, seat: int, rnd: random.Random, plan: Plan) -> Pools:
     own = state.decks[seat]
     seen = tuple(state.played[opp])
     defs = {c: state.by_id[c] for c in own} | {c: state.by_id[c] for c in seen}
-    tiers = {TIER_OF.get(c) for c in own}
-    random_deal = (
-        len(own) == HAND_SIZE
-        and len(state.decks[opp]) == HAND_SIZE
-        and len(tiers) == 1
-        and None not in tiers
-        and all(state.by_id[c] == CATALOGUE[c] for c in own)
-    )
-    if random_deal:
-        (tier,) = tiers
-        pool = [c for c in TIERS[tier] if c not in own and c not in seen]  # type: ignore[index]
+    tier = drawn_tier(state, seat)
+    if tier is not None:
+        pool = [c for c in TIERS[tier] if c not in own and c not in seen]
         return [(pool, defs | {c: CATALOGUE[c] for c in pool})]
     out = []
     for _ in range(plan.samples):
@@ -269,7 +261,7 @@ def _theirs(values: list[float]) -> float:
 def _beat_table(cards: list[Card]) -> list[list[list[bool]]]:
     """``[a][side][b]``: card ``a`` placed with ``side`` facing card ``b`` flips it (a greater edge, or an
     equal one whose element wins: the mode is elemental)."""
-    edges = [_edges(c) for c in cards]
+    edges = [edges_of(c) for c in cards]
     table = []
     for a, card in enumerate(cards):
         per_side = []
