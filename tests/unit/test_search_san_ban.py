@@ -257,55 +257,71 @@ def test_the_expectimax_depends_on_the_information_set_only() -> None:
     assert {(st.PLAY, False), (st.PLAY, True), (st.COIN_PHASE, False), (st.CHOOSE, True)} <= phases
 
 
-def _set_next(state: State, seat: int, mine: str, theirs: str) -> State:
-    """``state`` with ``seat``'s next card ``mine`` and the other seat's last unplayed card ``theirs``."""
+def _next_card(state: State, who: int, card: str, pool: list[str]) -> State:
+    """``state`` with ``card`` as ``who``'s next card: one of its own unplayed cards, or (the other seat)
+    any card of ``pool``, its other unplayed cards taken from the rest of the pool."""
     assert state.orders is not None and state.hands is not None
-    opp = 1 - seat
-    rest = [c for c in st.remaining(state, seat) if c != mine]
     orders, hands, decks = list(state.orders), list(state.hands), list(state.decks)
-    orders[seat] = (*state.played[seat], mine, *rest)
-    orders[opp] = (*state.played[opp], theirs)
-    hands[opp] = orders[opp]
-    decks[opp] = orders[opp]
-    defs = {c: state.by_id[c] for c in (*decks[seat], *state.played[opp])} | {theirs: CATALOGUE[theirs]}
+    left = len(st.remaining(state, who))
+    rest = [c for c in (st.remaining(state, who) if card in st.remaining(state, who) else pool) if c != card]
+    orders[who] = (*state.played[who], card, *rest[: left - 1])
+    if card not in st.remaining(state, who):
+        hands[who] = decks[who] = orders[who]
+    defs = {c: state.by_id.get(c) or CATALOGUE[c] for d in decks for c in d}
     return dataclasses.replace(
         state, orders=tuple(orders), hands=tuple(hands), decks=tuple(decks), cards=tuple(defs.values()), by_id=defs
     )
 
 
-def test_the_expectimax_values_the_last_placements_as_the_rules_score_them() -> None:
-    """With two cells left, the second seat places one of its two cards (which, it cannot tell) and the
-    first seat's last card, any of the tier's cards the second has not seen, fills the last cell: each
-    cell's value is the mean of the rules' own outcomes over those cards, played by the engine."""
+def _brute(sim: Simulator, state: State, seat: int, pool: list[str]) -> float:
+    """The expectimax value for ``seat`` played out by the engine itself: the mover's best cell (the other
+    seat's worst for ``seat``), each the mean over the cards that may turn up (``seat``'s unplayed ones;
+    for the other seat, any card of ``pool`` it has not placed)."""
+    result = sim.result(state)
+    if result is not None:
+        return result[seat]
+    mover = st.to_move(state)
+    cards = list(st.remaining(state, seat)) if mover == seat else [c for c in pool if c not in state.played[mover]]
+    values = []
+    for cell in (c for c, slot in enumerate(state.board) if slot is None):
+        outcomes = []
+        for card in cards:
+            world = _next_card(state, mover, card, [c for c in pool if c not in state.played[mover]])
+            world = sim.after(world, RULES.pending(world), {mover: {"type": "place", "cell": cell}})
+            outcomes.append(_brute(sim, world, seat, pool))
+        values.append(sum(outcomes) / len(outcomes))
+    return max(values) if mover == seat else min(values)
+
+
+@pytest.mark.parametrize("empty", [2, 3])
+def test_the_expectimax_values_the_last_placements_as_the_rules_play_them(empty: int) -> None:
+    """With two or three cells left, each cell's value is what the engine's own placements, flips and
+    score give, the mover choosing its best cell (the other seat its worst for the searching seat) and
+    each placed card any of the placer's possible ones: the seat's own unplayed cards, or any of the
+    tier's cards it has not seen for the other seat."""
     sim = Simulator(RULES, 2)
     checked = 0
-    for g in range(12):
+    for g in range(8):
         seats = [Seat(0, "a", "greedy"), Seat(1, "b", "greedy")]
         _events, table = start("san-ban", f"x{g}", seats, seed=bytes([g, 9]), options={"mode": "advanced"})
         rnd = random.Random(g)
-        while table.state.n_placed < 7 or st.phase(table.state) != st.PLAY:
+        while table.state.n_placed < 9 - empty or st.phase(table.state) != st.PLAY:
             seat = table.to_act[0]
             _events, table = step(table, seat, rnd.choice(RULES.legal_actions(table.state, seat)), salts=SALTS)
         state, seat = table.state, table.to_act[0]
         opp = 1 - seat
-        tier = [c for c in TIERS[2] if c not in state.decks[seat] and c not in state.played[opp]]
-        values = dict(_valued(state, seat, g, san_ban_expectimax.Plan(depth=1, exact=2, samples=1)))
+        pool = [c for c in TIERS[2] if c not in state.decks[seat] and c not in state.played[opp]]
+        values = dict(_valued(state, seat, g, san_ban_expectimax.Plan(depth=1, exact=empty, samples=1)))
         for cell in (c for c, slot in enumerate(state.board) if slot is None):
             outcomes = []
             for mine in st.remaining(state, seat):
-                for theirs in tier:
-                    world = _set_next(state, seat, mine, theirs)
-                    world = sim.after(world, RULES.pending(state), {seat: {"type": "place", "cell": cell}})
-                    last = RULES.legal_actions(world, opp)
-                    assert len(last) == 1
-                    world = sim.after(world, RULES.pending(world), {opp: last[0]})
-                    result = sim.result(world)
-                    assert result is not None
-                    outcomes.append(result[seat])
+                world = _next_card(state, seat, mine, [])
+                world = sim.after(world, RULES.pending(world), {seat: {"type": "place", "cell": cell}})
+                outcomes.append(_brute(sim, world, seat, pool + list(state.played[opp])))
             action = json.dumps({"type": "place", "cell": cell}, sort_keys=True)
             assert values[action] == pytest.approx(sum(outcomes) / len(outcomes), abs=1e-12)
             checked += 1
-    assert checked == 24
+    assert checked == 8 * empty
 
 
 def test_the_expectimax_chooses_a_most_valuable_legal_action_reproducibly() -> None:
