@@ -1,8 +1,8 @@
 """Ladder rows with the search changed, to measure an idea before it is built in: ``python -m bench.ladder_variants``.
 
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --games 1000 --jobs 2 --variant win
-    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant depth=4
-    python -m bench.ladder_variants --game san-ban --options '{"mode": "advanced"}' --variant tree
+    python -m bench.ladder_variants --game san-ban --players 2 --options '{"mode": "advanced"}' --variant depth=4
+    python -m bench.ladder_variants --game san-ban --players 2 --options '{"mode": "advanced"}' --variant tree
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --variant learned --variant iterations=400
 
 A row is ``bench.ladder``'s (``search`` at one seat against a field of ``greedy``, the same seeded
