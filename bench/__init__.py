@@ -11,7 +11,11 @@
   ratio to its baseline and its target (``bench.compare``);
 * ``peer`` - only when named (some two minutes a run): the peer, San Ban on
   boardgame.io (in memory), and Kifu under ``kifu run`` (durable), back to back,
-  three runs, and the ratio (``bench.peer``; needs Node and npm).
+  three runs, and the ratio (``bench.peer``; needs Node and npm);
+* ``scale`` - only when named (about 15 s a row): ``kifu run`` with 1, 2 and 4
+  API workers under load, each part's CPU, and where one Redis would saturate
+  (``bench.scale``; more rows on a larger machine: ``python -m bench.scale --workers
+  1,4,8,12``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 ALL = ("domain", "store", "load", "api")  # the default run: ``kifu bench`` (``make bench``)
-NAMED = (*ALL, "compare", "peer")  # also runnable by name
+NAMED = (*ALL, "compare", "peer", "scale")  # also runnable by name
 
 
 def run_all(
@@ -62,3 +66,7 @@ def run_all(
         from bench import peer
 
         peer.main(["--clients", str(clients), *(["--seconds", str(seconds)] if seconds is not None else [])])
+    if "scale" in chosen:
+        from bench import scale
+
+        scale.main([*(["--seconds", str(seconds)] if seconds is not None else [])])

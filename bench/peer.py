@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,11 +108,12 @@ def measure_peer(home: Path, clients: int, seconds: float, warmup: float) -> Sid
 
 
 @contextlib.contextmanager
-def kifu_run(port: int) -> Iterator[tuple[str, int]]:
-    """``kifu run`` on a fresh data directory: its base URL and pid once ``/readyz`` answers; stopped
-    (Ctrl-C) after."""
+def kifu_run(port: int, settings: Mapping[str, str] | None = None) -> Iterator[tuple[str, int]]:
+    """``kifu run`` on a fresh data directory, ``settings`` added to its environment: its base URL and pid
+    once ``/readyz`` answers; stopped (Ctrl-C) after."""
     with tempfile.TemporaryDirectory() as data:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"KIFU_RATE_LIMIT_CREATE": CREATE_LIMIT}
+        env |= settings or {}
         command = [sys.executable, "-m", "entrypoints.cli", "run", "--port", str(port), "--data", data]
         with (Path(data) / "kifu-run.log").open("w") as log:
             proc = subprocess.Popen(command, cwd=CHECKOUT, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -16,7 +16,7 @@ import redis
 
 from adapters.redis_client import connect
 from entrypoints.gunicorn_command import gunicorn_argv
-from entrypoints.stack import METRICS_DIR, URL_FILE
+from entrypoints.stack import API_WORKERS_ENV, METRICS_DIR, URL_FILE
 
 RUN_DIR = Path(".run")
 
@@ -43,7 +43,15 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=lambda: int(os.environ.get("PORT", "8000")), show_default="$PORT or 8000")
-@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes (one per core)")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    envvar=API_WORKERS_ENV,
+    show_envvar=True,
+    default=2,
+    show_default=True,
+    help="gunicorn worker processes, one per core (kifu run's too: it passes the variable on)",
+)
 @click.option(
     "--access-log/--no-access-log",
     default=False,

@@ -35,11 +35,14 @@ LOCK_FILE = "kifu-run.lock"
 METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess mode (adapters.metrics)
 RUN_DIR_ENV = "KIFU_RUN_DIR"  # in every child's environment: how a later `kifu run` finds leftovers
 WORKERS_ENV = "KIFU_WORKERS"  # how many `kifu worker` processes (bots, timeouts, tournaments)
+IO_THREADS_ENV = "KIFU_REDIS_IO_THREADS"  # the embedded Redis's I/O threads (1: only its main thread)
+API_WORKERS_ENV = "KIFU_API_WORKERS"  # how many API (gunicorn) workers `kifu serve` starts: 2, one per core
 POLL_S = 1.0  # the supervisor looks at its children at least this often (SIGCHLD wakes it at once)
 
 
 def run_stack(port: int, data: Path) -> int:
     """Run until SIGTERM/Ctrl-C; the exit status (1 when a process kept failing)."""
+    services = _services(port)  # first: a bad process count stops us before anything starts
     run_dir = data.resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     _claim(run_dir)
@@ -55,7 +58,7 @@ def run_stack(port: int, data: Path) -> int:
         embedded = _embedded_redis(run_dir)
         env["REDIS_URL"] = embedded.url
         dependencies["redis"] = Dependency(embedded.command(), embedded.answers)
-    supervisor = Supervisor(_services(port), env=env, dependencies=dependencies)
+    supervisor = Supervisor(services, env=env, dependencies=dependencies)
     try:
         supervisor.start()
         if dependencies:
@@ -75,9 +78,13 @@ def run_stack(port: int, data: Path) -> int:
 def _services(port: int) -> dict[str, list[str]]:
     """The supervised processes, with ``KIFU_WORKERS`` RQ workers (2 unless set: one per core played bot
     games fastest on 2 cores, and kept a turn's longest wait lowest; the figures are in ``workers.batch``)
-    and one more for the analyses of finished games (their own queue: ``adapters.analysis_store``)."""
+    and one more for the analyses of finished games (their own queue: ``adapters.analysis_store``). The API
+    has ``KIFU_API_WORKERS`` gunicorn workers (2 unless set; ``kifu serve`` reads it from the environment
+    it inherits)."""
     kifu = [sys.executable, "-m", "entrypoints.cli"]
-    workers = max(1, int(os.environ.get(WORKERS_ENV, "2")))
+    workers = _count(WORKERS_ENV, 2)
+    _count(API_WORKERS_ENV, 2)  # read by `kifu serve` itself; checked here so that a bad value stops us at once
+    _count(IO_THREADS_ENV, 1)  # likewise, for the embedded Redis started later
     return {
         "api": [*kifu, "serve", "--port", str(port)],
         **{"worker" if i == 1 else f"worker-{i}": [*kifu, "worker"] for i in range(1, workers + 1)},
@@ -87,11 +94,26 @@ def _services(port: int) -> dict[str, list[str]]:
     }
 
 
+def _count(name: str, default: int) -> int:
+    """A count of processes from the environment: a whole number, at least 1."""
+    value = os.environ.get(name) or str(default)
+    if not value.isdigit() or int(value) < 1:
+        raise click.ClickException(f"{name} must be a whole number of processes, at least 1 (it is {value!r})")
+    return int(value)
+
+
 def _embedded_redis(run_dir: Path) -> EmbeddedRedis:
+    """The embedded Redis, with ``KIFU_REDIS_IO_THREADS`` I/O threads (1 unless set: none beside the main
+    thread). More let Valkey read, parse and answer its clients on other cores, so that its one main
+    thread only runs the commands and writes the AOF; replies still leave only after the AOF's fsync
+    (Valkey holds them back under ``appendfsync always``). Worth it on a machine with many cores
+    (docs/deployment.md, "How many API workers one Redis serves"); on two it takes CPU from the API."""
     from adapters.embedded_redis import EmbeddedRedis
 
     (run_dir / "redis").mkdir(exist_ok=True)
-    return EmbeddedRedis(run_dir / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", "0")) or None)
+    threads = _count(IO_THREADS_ENV, 1)
+    extra = ["--io-threads", str(threads)] if threads > 1 else []
+    return EmbeddedRedis(run_dir / "redis", port=int(os.environ.get("KIFU_REDIS_PORT", "0")) or None, extra=extra)
 
 
 def _claim(run_dir: Path) -> None:

@@ -1,5 +1,6 @@
 """The RQ worker ``kifu worker`` runs: a ``SimpleWorker`` (no fork per job) that retries Redis at least
-once a second; and how many of them ``kifu run`` starts.
+once a second; how many of them ``kifu run`` starts; how many API workers ``kifu serve`` starts; and
+the embedded Redis's I/O threads.
 
 RQ doubles its wait between two reconnection attempts, up to a minute by
 default: after a four-minute outage the worker slept a minute after Redis came
@@ -10,14 +11,24 @@ worker's recovery after shorter ones).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
+import click
 import pytest
 import redis
+import requests
 from rq import SimpleWorker, Worker
 
-from entrypoints.stack import WORKERS_ENV, _services
+from adapters.embedded_redis import EmbeddedRedis, free_port
+from entrypoints.stack import API_WORKERS_ENV, IO_THREADS_ENV, WORKERS_ENV, _embedded_redis, _services
 from entrypoints.worker import RECONNECT_WAIT_S, _new_worker
+from tests.support.kifu_run import wait_until
+
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def test_the_worker_waits_at_most_a_second_between_reconnection_attempts(redis_client: redis.Redis) -> None:
@@ -42,3 +53,65 @@ def test_kifu_run_starts_two_workers_unless_told_otherwise(monkeypatch: pytest.M
     assert [name for name in services if name.startswith("worker")] == ["worker", "worker-2", "worker-3"]
     assert services["worker-3"] == services["worker"] and services["worker"][-1] == "worker"
     assert {"api", "projector", "sweeper"} <= set(services)
+
+
+@pytest.mark.parametrize("name", [WORKERS_ENV, API_WORKERS_ENV, IO_THREADS_ENV])
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+def test_kifu_run_refuses_a_process_count_that_is_not_a_whole_number_of_at_least_one(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(click.ClickException, match=name):
+        _services(8000)
+
+
+def children_of(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+    return found
+
+
+@pytest.mark.slow  # starts gunicorn with three workers
+def test_kifu_serve_starts_as_many_api_workers_as_its_variable_says(
+    redis_server: EmbeddedRedis, tmp_path: Path
+) -> None:
+    """``KIFU_API_WORKERS`` (which ``kifu run`` passes on to ``kifu serve``) sets gunicorn's worker count:
+    three here, where the default is two."""
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_server.url, API_WORKERS_ENV: "3"}
+    with (tmp_path / "serve.log").open("w") as log:
+        command = [sys.executable, "-m", "entrypoints.cli", "serve", "--port", str(port)]
+        proc = subprocess.Popen(command, cwd=CHECKOUT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:  # `kifu serve` execs gunicorn: the process started is its master, the workers its children
+        wait_until(lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).ok, "kifu serve to answer")
+        wait_until(lambda: len(children_of(proc.pid)) >= 3, "three workers")
+        assert len(children_of(proc.pid)) == 3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("setting", "threads"), [(None, 1), ("1", 1), ("3", 3)])
+def test_the_embedded_redis_runs_the_io_threads_its_variable_asks_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, setting: str | None, threads: int
+) -> None:
+    """``KIFU_REDIS_IO_THREADS`` reaches the server ``kifu run`` starts (none beside its main thread unless
+    set), which keeps its AOF at ``appendfsync always``."""
+    if setting is None:
+        monkeypatch.delenv(IO_THREADS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(IO_THREADS_ENV, setting)
+    server = _embedded_redis(tmp_path).start()
+    try:
+        client = redis.Redis(port=server.port)
+        assert client.config_get("io-threads") == {"io-threads": str(threads)}
+        assert client.config_get("appendfsync") == {"appendfsync": "always"}
+        client.close()
+    finally:
+        server.stop()
