@@ -7,7 +7,6 @@ adapters or reaches into them.
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 import time
@@ -43,6 +42,17 @@ from service.tournaments import TournamentService
 # two-connection shape of ``kifu bench compare`` this took the reads after such a refusal from 448 to
 # 142 in a run. Where nothing listens it costs 0.1 ms on such a refusal, which then reads the game.
 LET_ANNOUNCEMENTS_IN_S = 0.0001
+
+
+def let_announcements_in() -> None:
+    """``settle``: the pause, then a yield. When other greenlets hold the loop past the pause (a busy
+    worker's other requests), the round that finds the listener's socket readable also finds the pause's
+    timer expired, and libev runs the timer first (it queues the sockets' events, then the timers', and
+    invokes the queue last in first): without the yield the command went on before the listener had
+    read, every time (tests/integration/test_one_round_trip.py). The yield lets the loop finish that
+    round, the listener's read included, before the command resumes."""
+    time.sleep(LET_ANNOUNCEMENTS_IN_S)
+    time.sleep(0)
 
 
 @dataclass(frozen=True)
@@ -149,7 +159,7 @@ def build(
         if events is not None
         else EventStore(client, partitions)
     )
-    memory = GameMemory(settle=functools.partial(time.sleep, LET_ANNOUNCEMENTS_IN_S))
+    memory = GameMemory(settle=let_announcements_in)
     sched = scheduler or RQScheduler(Queue(QUEUE_NAME, connection=client))
     logs = events.client if events is not None else client
     signing = signing or FileSigning(key_file(), KeyRegistry(logs), utc_now)

@@ -38,6 +38,7 @@ from tests.support.commands import act_as
 from tests.support.records import SALTS
 
 DECKS = [["sb-001", "sb-002", "sb-003", "sb-004", "sb-005"], ["sb-006", "sb-007", "sb-008", "sb-009", "sb-010"]]
+BUSY_S = 0.002  # another greenlet's turn in the pause that lets announcements in: twenty times the pause
 SAN_BAN = {"game": "san-ban", "players": [{"name": "a"}, {"name": "b"}], "options": {"mode": "standard"}}
 
 
@@ -492,10 +493,12 @@ def test_under_gevent_letting_announcements_in_runs_a_listener_whose_socket_beca
 ) -> None:
     """The wiring of ``follow_appends`` in a monkey-patched child (as in a gunicorn gevent worker): a
     greenlet blocked reading a socket, as the listener is, gets to read what arrived while the
-    command's greenlet was busy (``time.sleep(0)`` alone would not poll the sockets)."""
+    command's greenlet was busy (``time.sleep(0)`` alone would not poll the sockets), also when another
+    greenlet holds the loop past the pause (a busy worker's other requests): then one round of the loop
+    finds both the socket readable and the pause over, and runs the pause's timer first."""
     program = f"""
 from gevent import monkey; monkey.patch_all()
-import socket, threading, gevent, redis
+import socket, threading, time, gevent, redis
 from bootstrap import build
 from domain.record import GENESIS
 from service.ports import Head, NoScheduler
@@ -506,6 +509,11 @@ read = []
 gevent.spawn(lambda: read.append(listener_end.recv(10)))
 gevent.sleep(0.01)  # the reader is waiting on its socket
 publisher_end.send(b"announced")  # arrives while this greenlet is busy: no yield from here on
+def busy():
+    end = time.perf_counter() + {BUSY_S}
+    while time.perf_counter() < end:
+        pass
+gevent.spawn(busy)  # runs in the pause, and holds the loop past it
 kifu.games.memory.newer("g-none", Head(0, GENESIS))  # a command refused on a table behind asks this
 print(read)
 """
