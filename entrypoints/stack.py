@@ -95,10 +95,10 @@ def _services(port: int) -> dict[str, list[str]]:
 
 
 def _count(name: str, default: int) -> int:
-    """A count of processes from the environment: a whole number, at least 1."""
+    """A count (of processes, of threads) from the environment: a whole number in ASCII digits, at least 1."""
     value = os.environ.get(name) or str(default)
-    if not value.isdigit() or int(value) < 1:
-        raise click.ClickException(f"{name} must be a whole number of processes, at least 1 (it is {value!r})")
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise click.ClickException(f"{name} must be a whole number, at least 1 (it is {value!r})")
     return int(value)
 
 

@@ -56,8 +56,8 @@ def test_kifu_run_starts_two_workers_unless_told_otherwise(monkeypatch: pytest.M
 
 
 @pytest.mark.parametrize("name", [WORKERS_ENV, API_WORKERS_ENV, IO_THREADS_ENV])
-@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
-def test_kifu_run_refuses_a_process_count_that_is_not_a_whole_number_of_at_least_one(
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "²", "٣"])
+def test_kifu_run_refuses_a_count_that_is_not_a_whole_number_of_at_least_one(
     monkeypatch: pytest.MonkeyPatch, name: str, value: str
 ) -> None:
     monkeypatch.setenv(name, value)
