@@ -72,10 +72,14 @@ class Row:
     failures: Counter[str]
     redis_commands: list[tuple[str, float, float]]  # (command, calls an action, µs a call), most time first
 
+    def us_per_action(self, role: str) -> float:
+        """A role's CPU per action answered, in microseconds."""
+        return self.cores[role] / self.per_s * 1e6 if self.per_s else 0.0
+
     @property
     def redis_us(self) -> float:
         """Redis's CPU per action answered, in microseconds."""
-        return self.cores["redis"] / self.per_s * 1e6 if self.per_s else 0.0
+        return self.us_per_action("redis")
 
 
 def stack_probe(pids: dict[int, str]) -> Callable[[], dict[str, float]]:
@@ -176,7 +180,7 @@ def measure(
 
 HEADER = (
     "| API workers | connections | actions/s | p50 ms | p99 ms | API cores | Redis | projector | RQ workers "
-    "| sweeper | load generators | machine busy (cores) | Redis µs/action | failures |"
+    "| sweeper | load generators | machine busy (cores) | API µs/action | Redis µs/action | failures |"
 )
 
 
@@ -186,7 +190,8 @@ def line(row: Row) -> str:
     return (
         f"| {row.api_workers} | {row.clients} | {row.per_s:,.0f} | {row.p50_ms:.1f} | {row.p99_ms:.1f} "
         f"| {c['api']:.2f} | {c['redis']:.0%} | {c['projector']:.0%} | {c['worker']:.0%} | {c['sweeper']:.0%} "
-        f"| {c['load']:.2f} | {row.machine_cores:.1f} | {row.redis_us:.1f} | {failures} |"
+        f"| {c['load']:.2f} | {row.machine_cores:.1f} | {row.us_per_action('api'):,.0f} | {row.redis_us:.1f} "
+        f"| {failures} |"
     )
 
 
