@@ -16,7 +16,7 @@ import redis
 
 from adapters.redis_client import connect
 from entrypoints.gunicorn_command import gunicorn_argv
-from entrypoints.stack import API_WORKERS_ENV, METRICS_DIR, URL_FILE
+from entrypoints.stack import API_WORKERS_ENV, MAX_API_WORKERS, METRICS_DIR, OTHER_CORES, URL_FILE, default_api_workers
 
 RUN_DIR = Path(".run")
 
@@ -48,9 +48,9 @@ def main() -> None:
     type=click.IntRange(min=1),
     envvar=API_WORKERS_ENV,
     show_envvar=True,
-    default=2,
-    show_default=True,
-    help="gunicorn worker processes, one per core (kifu run's too: it passes the variable on)",
+    default=default_api_workers,
+    show_default=f"the cores less {OTHER_CORES}, from 2 to {MAX_API_WORKERS}",
+    help="gunicorn worker processes (kifu run's too: it passes the variable on)",
 )
 @click.option(
     "--access-log/--no-access-log",

@@ -36,7 +36,9 @@ METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's multiprocess mod
 RUN_DIR_ENV = "KIFU_RUN_DIR"  # in every child's environment: how a later `kifu run` finds leftovers
 WORKERS_ENV = "KIFU_WORKERS"  # how many `kifu worker` processes (bots, timeouts, tournaments)
 IO_THREADS_ENV = "KIFU_REDIS_IO_THREADS"  # the embedded Redis's I/O threads (1: only its main thread)
-API_WORKERS_ENV = "KIFU_API_WORKERS"  # how many API (gunicorn) workers `kifu serve` starts: 2, one per core
+API_WORKERS_ENV = "KIFU_API_WORKERS"  # how many API (gunicorn) workers `kifu serve` starts (default_api_workers)
+OTHER_CORES = 4  # cores left to Redis, the projector, the RQ workers and the load beside the API workers
+MAX_API_WORKERS = 12  # where one Redis's main thread saturates (docs/deployment.md: 14 served fewer actions)
 POLL_S = 1.0  # the supervisor looks at its children at least this often (SIGCHLD wakes it at once)
 
 
@@ -79,8 +81,8 @@ def _services(port: int) -> dict[str, list[str]]:
     """The supervised processes, with ``KIFU_WORKERS`` RQ workers (2 unless set: one per core played bot
     games fastest on 2 cores, and kept a turn's longest wait lowest; the figures are in ``workers.batch``)
     and one more for the analyses of finished games (their own queue: ``adapters.analysis_store``). The API
-    has ``KIFU_API_WORKERS`` gunicorn workers (2 unless set; ``kifu serve`` reads it from the environment
-    it inherits)."""
+    has ``KIFU_API_WORKERS`` gunicorn workers (``default_api_workers`` unless set; ``kifu serve`` reads it
+    from the environment it inherits)."""
     kifu = [sys.executable, "-m", "entrypoints.cli"]
     workers = _count(WORKERS_ENV, 2)
     _count(API_WORKERS_ENV, 2)  # read by `kifu serve` itself; checked here so that a bad value stops us at once
@@ -92,6 +94,16 @@ def _services(port: int) -> dict[str, list[str]]:
         "projector": [*kifu, "projector"],
         "sweeper": [*kifu, "sweeper"],
     }
+
+
+def default_api_workers(cores: int | None = None) -> int:
+    """The API workers of a machine of ``cores`` cores (this one's by default) when ``KIFU_API_WORKERS`` is
+    unset: one a core beyond ``OTHER_CORES``, at least 2 and at most ``MAX_API_WORKERS``. Two on the
+    2-core development machine (one per core measured best there: README, Benchmarks), twelve on 16
+    cores (the most of 1, 4, 8, 12 and 14 there, where one Redis saturates); between and beyond, not
+    measured."""
+    cores = cores if cores is not None else os.cpu_count() or 2
+    return max(2, min(cores - OTHER_CORES, MAX_API_WORKERS))
 
 
 def _count(name: str, default: int) -> int:

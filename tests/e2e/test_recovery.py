@@ -158,7 +158,7 @@ def test_a_killed_redis_is_restarted_with_its_data_and_everything_reconnects(
 def test_killing_kifu_run_takes_its_whole_stack_with_it_and_a_new_one_starts_in_its_place(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    first = start_kifu_run(tmp_path, port)
+    first = start_kifu_run(tmp_path, port, KIFU_API_WORKERS="2")  # the process count below, on any machine
     second: subprocess.Popen[str] | None = None
     try:
         wait_until(lambda: ready(base), "readyz")

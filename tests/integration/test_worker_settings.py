@@ -24,7 +24,14 @@ import requests
 from rq import SimpleWorker, Worker
 
 from adapters.embedded_redis import EmbeddedRedis, free_port
-from entrypoints.stack import API_WORKERS_ENV, IO_THREADS_ENV, WORKERS_ENV, _embedded_redis, _services
+from entrypoints.stack import (
+    API_WORKERS_ENV,
+    IO_THREADS_ENV,
+    WORKERS_ENV,
+    _embedded_redis,
+    _services,
+    default_api_workers,
+)
 from entrypoints.worker import RECONNECT_WAIT_S, _new_worker
 from tests.support.kifu_run import wait_until
 
@@ -115,3 +122,17 @@ def test_the_embedded_redis_runs_the_io_threads_its_variable_asks_for(
         client.close()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(1, 2), (2, 2), (4, 2), (6, 2), (8, 4), (12, 8), (16, 12), (64, 12)])
+def test_the_api_workers_unless_told_are_the_cores_less_four_from_two_to_twelve(cores: int, workers: int) -> None:
+    """Two on the 2-core development machine, twelve on 16 cores: the most that measured best on each
+    (one Redis saturates at twelve: docs/deployment.md)."""
+    assert default_api_workers(cores) == workers
+
+
+def test_the_api_workers_unless_told_follow_this_machines_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert default_api_workers() == 12
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown: the smallest
+    assert default_api_workers() == 2
