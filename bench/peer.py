@@ -64,7 +64,7 @@ class Side:
     detail: str
 
 
-def _machine_busy() -> tuple[float, float]:
+def machine_busy() -> tuple[float, float]:
     """(busy, total) jiffies of the whole machine so far (``/proc/stat``)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]
@@ -145,9 +145,9 @@ def _wait_ready(base: str, proc: subprocess.Popen[bytes]) -> None:
 def measure_kifu(clients: int, seconds: float, warmup: float) -> Side:
     """One window of ``bench.loadgen`` (``game`` mode) against a fresh ``kifu run``."""
     with kifu_run(free_port()) as (base, _pid):
-        busy0, total0 = _machine_busy()
+        busy0, total0 = machine_busy()
         result = asyncio.run(loadgen.run("game", [base], clients, seconds, warmup))
-        busy1, total1 = _machine_busy()
+        busy1, total1 = machine_busy()
     if result.failures:
         raise SystemExit(f"Kifu's run had failures: {dict(result.failures)}")
     cores = os.cpu_count() or 1

@@ -41,7 +41,7 @@ import redis
 from adapters.embedded_redis import free_port
 from bench import loadgen
 from bench.action_cost import children, cpu_seconds, role
-from bench.peer import _machine_busy, kifu_run
+from bench.peer import kifu_run, machine_busy
 
 ROLES = ("api", "redis", "projector", "worker", "sweeper")  # bench.action_cost.role's names
 TICKS = 100.0  # /proc/stat's clock ticks a second (USER_HZ)
@@ -95,7 +95,7 @@ def stack_probe(pids: dict[int, str]) -> Callable[[], dict[str, float]]:
                         seconds["redis-system"] += system_seconds(pid)
                 except OSError:  # a process that exited meanwhile (the supervisor restarts it)
                     continue
-        busy, _total = _machine_busy()
+        busy, _total = machine_busy()
         seconds["machine"] = busy / TICKS
         return seconds
 
