@@ -60,7 +60,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import orjson
 
@@ -170,8 +170,9 @@ class Wire(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport (uvloop's, too, which is not a subclass of asyncio.Transport: an isinstance check
+        # here failed every connection under uvloop)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         if self.owner.wire is self:
