@@ -152,8 +152,17 @@ def measure(
         games = clients // step
         spread = [step * (games // loadgens + (i < games % loadgens)) for i in range(loadgens)]
         jobs = [(mode, base, n, seconds, warmup, pids if i == 0 else None) for i, n in enumerate(spread) if n]
-        with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
+        # spawned, not forked, and closed rather than terminated: Pool.terminate ends the children that
+        # have not yet taken their end-of-work sentinel with SIGTERM, and a forked child keeps its parent's
+        # handlers; where the parent only notes SIGTERM (kifu's processes, and a pytest-xdist worker after
+        # a test that built one of their parts in-process), such a child waited for ever on the pool's
+        # queue lock, and the row with it (make test hung once)
+        pool = multiprocessing.get_context("spawn").Pool(len(jobs))
+        try:
             shares = pool.starmap(one_load, jobs)
+        finally:
+            pool.close()  # the children exit once the work is done: no signal needed
+            pool.join()
         commands = redis_commands(pids, sum(s.total_count for s in shares))
     window = statistics.fmean(s.window_s for s in shares)
     count = sum(s.count for s in shares)
