@@ -89,7 +89,7 @@ def test_kifu_serve_starts_as_many_api_workers_as_its_variable_says(
     redis_server: EmbeddedRedis, tmp_path: Path
 ) -> None:
     """``KIFU_API_WORKERS`` (which ``kifu run`` passes on to ``kifu serve``) sets gunicorn's worker count:
-    three here, where the default is two."""
+    three here (the default is two on up to six cores)."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_server.url, API_WORKERS_ENV: "3"}
     with (tmp_path / "serve.log").open("w") as log:
