@@ -22,6 +22,14 @@ actions/s per worker, one Redis would serve before its core saturates.
 
 It is meant for a machine with many cores (``docs/deployment.md`` has a 16-core run); on two cores
 the load generators and the stack share the machine and only the first rows mean anything.
+
+On a machine with another Python and no network (as the 16-core run was), bring the run's dependencies as
+wheels: ``.venv/bin/pip freeze --exclude-editable > /tmp/req.txt``, then ``pip download --no-deps
+--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux2014_x86_64 --platform
+manylinux_2_28_x86_64 -d wheels -r /tmp/req.txt`` (keep the run's packages, drop the test tools);
+``gunicorn-h1c`` ships no wheel, so build it for that Python or leave it out (gunicorn then parses in
+Python). There: ``pip install --no-index --no-deps --target /tmp/site wheels/*.whl``, then
+``PYTHONPATH=/tmp/site python3 -m bench.scale ...`` from the checkout.
 """
 
 from __future__ import annotations
