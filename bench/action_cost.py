@@ -94,9 +94,20 @@ def role(pid: int) -> str:
     return "other"
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command's name (utime is [11], stime [12])."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def system_seconds(pid: int) -> float:
+    """The kernel's share of a process's CPU so far (stime): for Redis, its socket reads and writes and the
+    AOF's writes and fsyncs."""
+    return int(_stat(pid)[12]) / TICKS
 
 
 def stage_of(stack: Sequence[str], process: str) -> str:

@@ -48,11 +48,10 @@ import redis
 
 from adapters.embedded_redis import free_port
 from bench import loadgen
-from bench.action_cost import children, cpu_seconds, role
+from bench.action_cost import TICKS, children, cpu_seconds, role, system_seconds
 from bench.peer import kifu_run, machine_busy
 
 ROLES = ("api", "redis", "projector", "worker", "sweeper")  # bench.action_cost.role's names
-TICKS = 100.0  # /proc/stat's clock ticks a second (USER_HZ)
 
 
 @dataclass(frozen=True)
@@ -120,13 +119,6 @@ def one_load(
         result.count, result.window_s, result.latencies_ms, result.failures, result.cpu_s, result.probe,
         result.total_count,
     )  # fmt: skip
-
-
-def system_seconds(pid: int) -> float:
-    """The kernel's share of a process's CPU so far (``/proc/<pid>/stat``'s stime): for Redis, its socket
-    reads and writes and the AOF's writes and fsyncs."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[12]) / TICKS
 
 
 def redis_commands(pids: dict[int, str], actions: int) -> list[tuple[str, float, float]]:

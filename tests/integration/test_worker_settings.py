@@ -24,6 +24,7 @@ import requests
 from rq import SimpleWorker, Worker
 
 from adapters.embedded_redis import EmbeddedRedis, free_port
+from bench.action_cost import children
 from entrypoints.stack import (
     API_WORKERS_ENV,
     IO_THREADS_ENV,
@@ -72,18 +73,6 @@ def test_kifu_run_refuses_a_count_that_is_not_a_whole_number_of_at_least_one(
         _services(8000)
 
 
-def children_of(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
-                    found.append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                continue  # gone meanwhile
-    return found
-
-
 @pytest.mark.slow  # starts gunicorn with three workers
 def test_kifu_serve_starts_as_many_api_workers_as_its_variable_says(
     redis_server: EmbeddedRedis, tmp_path: Path
@@ -95,10 +84,10 @@ def test_kifu_serve_starts_as_many_api_workers_as_its_variable_says(
     with (tmp_path / "serve.log").open("w") as log:
         command = [sys.executable, "-m", "entrypoints.cli", "serve", "--port", str(port)]
         proc = subprocess.Popen(command, cwd=CHECKOUT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:  # `kifu serve` execs gunicorn: the process started is its master, the workers its children
+    try:  # `kifu serve` execs gunicorn: the process started is its master, the workers its (only) descendants
         wait_until(lambda: requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).ok, "kifu serve to answer")
-        wait_until(lambda: len(children_of(proc.pid)) >= 3, "three workers")
-        assert len(children_of(proc.pid)) == 3
+        wait_until(lambda: len(children(proc.pid)) >= 3, "three workers")
+        assert len(children(proc.pid)) == 3
     finally:
         proc.terminate()
         proc.wait(timeout=30)
