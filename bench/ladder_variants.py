@@ -4,9 +4,11 @@
     python -m bench.ladder_variants --game san-ban --players 2 --options '{"mode": "advanced"}' --variant depth=4
     python -m bench.ladder_variants --game san-ban --players 2 --options '{"mode": "advanced"}' --variant tree
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --variant learned --variant iterations=400
+    python -m bench.ladder_variants --game san-ni-ichi --players 3 --a oracle --variant opponents=untried
 
 A row is ``bench.ladder``'s (``search`` at one seat against a field of ``greedy``, the same seeded
-games in every run, so two runs of one row differ only by the change). Each ``--variant`` changes the
+games in every run, so two runs of one row differ only by the change; ``--a oracle``: the bench's
+oracle at that seat, which sees every hidden card). Each ``--variant`` changes the
 search in the processes of this run only, never the code a service's bot plays:
 
 * ``iterations=N``, ``exploration=X``: the game's budget;
@@ -15,6 +17,9 @@ search in the processes of this run only, never the code a service's bot plays:
 * ``policy``: the other seats' untried arms follow the play-out policy (``"opponents": "policy"``);
 * ``open-loop``: at a simultaneous step the child is keyed by the searching seat's own choice only
   (the others' choices are not told apart below it);
+* ``opponents=untried|policy|bots``: how the tree plays the other seats (``Budget.opponents``;
+  ``bots``: a seat of the field, ``greedy``, as that bot's own rule plays in each determinization);
+  ``model-samples=N`` (San, Ni, Ichi!): the guesses of that model's select (``MODEL_SAMPLES``);
 * ``low-select`` (San, Ni, Ichi!): play-outs select the lowest card instead of a random one;
 * ``learned`` (San, Ni, Ichi!): play-outs stop at the end of the round and are scored by a learned
   evaluation (``LEARNED``), with the ``win`` reward;
@@ -44,7 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from bench.ladder import HEADER, markdown, row
+from bench.ladder import HEADER, ORACLE, markdown, row
 from domain import search
 from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, start, step
@@ -65,6 +70,7 @@ ORIGINAL: dict[str, Any] = {
     "expectimax": search.EXPECTIMAX,
     "expectimax_options": search.EXPECTIMAX_OPTIONS,
     "theirs": san_ban_expectimax._theirs,
+    "model_samples": san_ni_ichi.MODEL_SAMPLES,
 }
 
 # ``learned``'s weights per feature (``features``), fitted with ``--fit 1200`` (three players, standard deck)
@@ -194,6 +200,7 @@ def apply(game: str, variants: Sequence[str]) -> None:
     san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
     front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
     san_ban_expectimax._theirs = ORIGINAL["theirs"]
+    san_ni_ichi.MODEL_SAMPLES = ORIGINAL["model_samples"]
     iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
     plan, expectimax_options = ORIGINAL["expectimax"]["search"], ORIGINAL["expectimax_options"]
     for variant in variants:
@@ -204,6 +211,10 @@ def apply(game: str, variants: Sequence[str]) -> None:
             settings["exploration"] = float(value)
         elif name == "policy":
             settings["opponents"] = "policy"
+        elif name == "opponents":
+            settings["opponents"] = value
+        elif name == "model-samples":
+            san_ni_ichi.MODEL_SAMPLES = int(value)
         elif name == "tree":
             expectimax_options = MappingProxyType({})
         elif name in ("depth", "exact"):
@@ -269,6 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--options", type=json.loads, default=None, help="the game's options, as JSON")
     parser.add_argument("--variant", action="append", default=[], help="a change (repeat to combine)")
     parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--a", default="search", choices=("search", ORACLE), help="the seat's level")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--fit", type=int, default=0, help="fit learned's weights on this many greedy games")
     args = parser.parse_args(argv)
@@ -279,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     r = row(
         args.game,
         args.players,
-        "search",
+        args.a,
         "greedy",
         args.games,
         args.options,

@@ -64,7 +64,8 @@ def judge(decision: Decision, game_id: str, level: str = DEFAULT_LEVEL) -> dict[
         unsearched = {"best": taken, "value": None, "best_value": None, "loss": 0.0, "label": "best", "forced": True}
         return {**common, **unsearched}
     rnd = random.Random(f"analysis:{game_id}:{decision.step}")
-    estimate = search.estimate(table.game, table.state, seat, len(table.seats), level, rnd, must_include=taken)
+    bots = {s.seat: s.bot for s in table.seats}
+    estimate = search.estimate(table.game, table.state, seat, len(table.seats), level, rnd, taken, bots=bots)
     mine = estimate.value_of(taken)
     best = estimate.arms[0]
     value = mine.value if mine is not None else 0.0

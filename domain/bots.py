@@ -43,7 +43,9 @@ def choose_action(table: Table, seat: int, level: str, rnd: random.Random) -> di
         if seat not in table.to_act:
             raise NotYourTurn(f"seat {seat} is not to act now")
         recorded = table.seats[seat].settings  # the budget the game committed to, else the level's
-        return search.estimate(table.game, table.state, seat, len(table.seats), level, rnd, recorded=recorded).best
+        bots = {s.seat: s.bot for s in table.seats}  # public: the other seats' levels, modelled where asked
+        n = len(table.seats)
+        return search.estimate(table.game, table.state, seat, n, level, rnd, recorded=recorded, bots=bots).best
     if level == "random" or level not in table.game.bots:
         return random_action(table, seat, rnd)
     if seat not in table.to_act:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from domain.contract import Game
+from domain.contract import Bot, Game
 from domain.search import front_line, kiri_ai, nin_nal, san_ban, san_ban_expectimax, san_ni_ichi
 from domain.search.ismcts import Budget, Estimate, Knowledge, search
 from domain.search.san_ban_expectimax import Plan
@@ -50,6 +50,8 @@ ITERATIONS: Mapping[str, int] = MappingProxyType(
     }
 )
 LEVELS: Mapping[str, int] = MappingProxyType({"search": 1, "search-strong": 5})  # level -> budget multiple
+# The tree's model of another seat's bot level where it is not the bot itself (``"opponents": "bots"``)
+MODELS: Mapping[str, Mapping[str, Bot]] = MappingProxyType({"san-ni-ichi": san_ni_ichi.MODELS})
 
 
 def levels_for(game: Game) -> list[str]:
@@ -157,7 +159,7 @@ def _plan_of(recorded: Mapping[str, Any]) -> Plan:
 # about 1.7 s at the opening, the rest of the game from six empty cells about 0.5 s, from seven 12 s.
 MAX_DEPTH, MAX_EXACT, MAX_SAMPLES = 4, 6, 64
 MAX_ITERATIONS = 100_000  # a recorded budget larger than any level's would stall a re-run, not prove a move
-OPPONENT_MODELS = ("untried", "policy")
+OPPONENT_MODELS = ("untried", "policy", "bots")
 
 
 def estimate(
@@ -169,10 +171,15 @@ def estimate(
     rnd: random.Random,
     must_include: Mapping[str, Any] | None = None,
     recorded: Mapping[str, Any] | None = None,
+    bots: Mapping[int, str | None] | None = None,
 ) -> Estimate:
     """The search of ``level`` for ``seat`` in ``state`` (read only as ``seat`` may see it): with the
     ``recorded`` settings where the game's record holds them (``budget_of``), else with ``level``'s own
-    (the expectimax's in San Ban's advanced mode, which the state shows)."""
+    (the expectimax's in San Ban's advanced mode, which the state shows).
+
+    ``bots``: each seat's bot level as the game's record declares it (public; None for a person).
+    Under ``"opponents": "bots"`` the tree plays a seat of a level the game defines (``game.bots``)
+    by that bot's rule (``domain.search.ismcts``), or by the game's model of it (``MODELS``)."""
     plan: Settings
     if recorded is not None:
         plan = budget_of(recorded)
@@ -184,9 +191,19 @@ def estimate(
         if not san_ban_expectimax.applies(state):
             raise ValueError(f"{san_ban_expectimax.ALGORITHM} searches San Ban's advanced mode only")
         return san_ban_expectimax.search(state, seat, rnd, plan, must_include)
-    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include)
+    rules = {**game.bots, **MODELS.get(game.id, {})}
+    models = {s: rules[b] for s, b in (bots or {}).items() if s != seat and b is not None and b in game.bots}
+    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include, models)
 
 
-def choose(game: Game, state: Any, seat: int, n_seats: int, level: str, rnd: random.Random) -> dict[str, Any]:
-    """The action the search bot of ``level`` takes for ``seat``."""
-    return estimate(game, state, seat, n_seats, level, rnd).best
+def choose(
+    game: Game,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    level: str,
+    rnd: random.Random,
+    bots: Mapping[int, str | None] | None = None,
+) -> dict[str, Any]:
+    """The action the search bot of ``level`` takes for ``seat`` (``bots``: as ``estimate``'s)."""
+    return estimate(game, state, seat, n_seats, level, rnd, bots=bots).best

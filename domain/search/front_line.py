@@ -34,6 +34,12 @@ greedy bot's refill (the least exposed line) measured no better in play-outs at 
 against 1.31x at 181 ms). A play-out is cut after ``rollout_depth`` steps and scored by
 ``evaluate``.
 
+**The others in the tree** (``"opponents": "bots"``): a seat the game declares a ``greedy`` bot plays
+in the tree as that bot does, its own rule (the most captures, then the least exposure) on each
+drawn position; a person or a search bot as with ``"untried"``. The bot's rule is public (its level
+is in the record, its code in this repository) and reads only the table, so the tree meets the
+field's actual play; what it cannot know is the draw piles and the bot's random stream.
+
 **Evaluation.** Each seat's captured cards plus ``MATERIAL`` per card it still holds on the table
 and in its draw pile; a seat's reward is its mean over the other seats of a logistic of the
 difference (a two-player reward in [0, 1], 0.5 when level), close to the place-based reward.
@@ -326,4 +332,4 @@ def _candidates(front: Piles, reserve: Piles, out: tuple[int, ...], seat: int) -
 
 KNOWLEDGE = FrontLineKnowledge()
 ITERATIONS = 200
-SETTINGS: dict[str, object] = {"exploration": 0.7, "rollout_depth": 12}
+SETTINGS: dict[str, object] = {"exploration": 0.7, "rollout_depth": 12, "opponents": "bots"}

@@ -22,6 +22,12 @@ Set Monte Carlo Tree Search", IEEE TCIAIG 2012), with decoupled selection at sim
   arms are tried twice and "an untried one at random" has them play at random; the policy plays
   them as a reasonable player would (measured on Nin Nal against ``greedy``: 56.5% -> 68.1% with
   two players, 1.56x -> 2.28x the fair share with four; 200 games before, 1,000 after);
+* with ``Budget.opponents="bots"`` a seat that the game's record declares a bot of one of the game's
+  own levels (``greedy``: public, in ``game_created``) plays in the tree as that bot plays: its own
+  rule applied to the determinization (its hand there drawn from the searching seat's view, never
+  the real one) with the search's stream, every time the seat acts, so the tree meets the other
+  seat's actual algorithm rather than a guess at it; the other seats (a person, a search bot)
+  as with ``"untried"``. ``search`` is given these models (``models``), never the seats' streams;
 * one node is expanded per iteration, then the game is played out by the game's rollout policy
   (to the end, or cut at ``Budget.rollout_depth`` and scored by the game's ``evaluate``);
 * the reward of a seat is its finishing place mapped to [0, 1] (first 1, last 0, a shared place
@@ -41,7 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from domain.contract import Game, Pending
+from domain.contract import Bot, Game, Pending
 from domain.events import Event
 
 Action = dict[str, Any]
@@ -86,7 +92,7 @@ class Budget:
     iterations: int
     exploration: float = 0.7
     rollout_depth: int = 200
-    opponents: str = "untried"  # the other seats' next arm while some are untried: "untried" or "policy"
+    opponents: str = "untried"  # the other seats' arms: "untried", "policy" or "bots" (module docstring)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -222,11 +228,13 @@ def search(
     rnd: random.Random,
     budget: Budget,
     must_include: Mapping[str, Any] | None = None,
+    models: Mapping[int, Bot] | None = None,
 ) -> Estimate:
     """Search ``budget.iterations`` determinizations of ``seat``'s information set in ``state``.
 
     ``must_include`` (the analysis: the action a player took) is searched at the root even when the
-    game's ``candidates`` would not list it.
+    game's ``candidates`` would not list it. ``models``: the other seats played in the tree by a
+    bot's rule (``"opponents": "bots"``; read only under that budget, never for ``seat``).
     """
     sim = Simulator(game, n_seats)
     if must_include is None:  # a forced move (one action whatever the hidden cards) is not searched
@@ -234,9 +242,10 @@ def search(
         if len({key(a) for a in first}) == 1:
             return Estimate(dict(first[0]), (Arm(dict(first[0])),))
     root = Node()
+    modelled = {s: m for s, m in (models or {}).items() if s != seat} if budget.opponents == "bots" else {}
     for _ in range(budget.iterations):
         world = knowledge.determinize(state, seat, rnd)
-        _iterate(sim, knowledge, root, world, rnd, budget, seat, must_include)
+        _iterate(sim, knowledge, root, world, rnd, budget, seat, must_include, modelled)
     arms = sorted(root.arms.get(seat, {}).values(), key=lambda a: (-a.visits, -a.value))
     if not arms:
         raise ValueError(f"seat {seat} has no action to search")
@@ -252,19 +261,18 @@ def _iterate(
     budget: Budget,
     searcher: int,
     must_include: Mapping[str, Any] | None,
+    models: Mapping[int, Bot] | None = None,
 ) -> None:
     node, path, expanded = root, [], False
+    models = models or {}
     payoff = sim.result(world)
     while payoff is None and not expanded:
         pending = sim.game.pending(world)
         joint: dict[int, Mapping[str, Any]] = {}
         keys: list[tuple[int, str]] = []
         for s in pending.seats:
-            options = knowledge.candidates(world, s, rnd)
-            if node is root and s == searcher and must_include is not None:
-                options = [*options, dict(must_include)]
-            guide = knowledge.rollout(world, s, rnd) if s != searcher and budget.opponents == "policy" else None
-            k, arm, fresh = _select(node, s, options, rnd, budget.exploration, guide)
+            extra = must_include if node is root and s == searcher else None
+            k, arm, fresh = _arm(knowledge, node, world, s, rnd, budget, s != searcher, extra, models.get(s))
             expanded = expanded or fresh
             joint[s] = arm.action
             keys.append((s, k))
@@ -279,6 +287,36 @@ def _iterate(
             arm = visited.arms[s][k]
             arm.visits += 1
             arm.reward += payoff[s]
+
+
+def _arm(
+    knowledge: Knowledge,
+    node: Node,
+    world: Any,
+    seat: int,
+    rnd: random.Random,
+    budget: Budget,
+    other: bool,
+    must_include: Mapping[str, Any] | None,
+    model: Bot | None = None,
+) -> tuple[str, Arm, bool]:
+    """``seat``'s arm at ``node`` in this iteration, and whether it is new (the iteration then stops
+    growing the tree): a modelled seat's, its bot's action in ``world``; else ``_select``'s among the
+    game's candidates, an ``other`` seat guided by the play-out policy under ``"opponents": "policy"``."""
+    if model is not None:
+        action = model(world, seat, rnd)
+        k = key(action)
+        arms = node.arms.setdefault(seat, {})
+        arm = arms.get(k)
+        if arm is None:
+            arm = arms[k] = Arm(dict(action))
+        arm.available += 1
+        return k, arm, arm.visits == 0
+    options = knowledge.candidates(world, seat, rnd)
+    if must_include is not None:
+        options = [*options, dict(must_include)]
+    guide = knowledge.rollout(world, seat, rnd) if other and budget.opponents == "policy" else None
+    return _select(node, seat, options, rnd, budget.exploration, guide)
 
 
 def _child(

@@ -31,6 +31,13 @@ swaps, 6 Shuriken targets, two smoke answers), except a Tonfa's: pile x discard 
 only the discards that matter are searched: the card taken (which only removes it from the pile)
 and the lowest and the highest card of the hand.
 
+**The others in the tree** (``"opponents": "bots"``): a seat the game declares a ``greedy`` bot plays
+in the tree as that bot does (``greedy_model``: its own rule on the drawn position, its hand there
+drawn with the others, guessing the others' cards once, ``MODEL_SAMPLES``, where the bot guesses six);
+a person or a search bot as with ``"untried"``. The bot's rule is public (its level is in the
+record, its code in this repository), so the tree meets the field's actual play instead of a guess
+at it; what it still cannot know is the bot's cards and its random stream.
+
 **Play-out.** A select is a random selectable card (the seat's cards in a determinization are
 themselves a guess); a resolving card takes the action best for its owner's team were the damage
 phase now (the greedy bot's projection: damage piles, plus the piles with the highest top, plus
@@ -53,13 +60,17 @@ from typing import Any
 
 from domain.contract import changed
 from domain.games.san_ni_ichi import RULES, moves
+from domain.games.san_ni_ichi.bots import greedy
 from domain.games.san_ni_ichi.cards import BLOCK, CARDS, TONFA, TORINOKO, kind, points, sort_key, strength
 from domain.games.san_ni_ichi.state import ATTACK_PHASE, BETWEEN, CARDS_SCORING, SELECT, SMOKE, Played, State
 
 Action = dict[str, Any]
 
 ITERATIONS = 150
-SETTINGS: dict[str, object] = {"exploration": 0.7, "rollout_depth": 200}
+SETTINGS: dict[str, object] = {"exploration": 0.7, "rollout_depth": 200, "opponents": "bots"}
+# The tree's model of a ``greedy`` seat guesses the others' cards this often (the bot: 6). ``"bots"`` names
+# this model: changing it would need another value of ``opponents``, so that recorded decisions re-run.
+MODEL_SAMPLES = 1
 PILE_WEIGHT = 0.4  # a pile that would not be taken now counts this much of its damage (projection)
 EPSILON = 0.1  # chance of a random resolution in a play-out
 SOFTNESS = 4.0  # the score lead that makes a win 73% likely in ``evaluate`` (points)
@@ -266,3 +277,12 @@ KIND = {c: info.kind for c, info in CARDS.items()}
 STRENGTH = {c: info.strength for c, info in CARDS.items()}
 POINTS = {n: {c: points(c, n) for c in CARDS} for n in range(3, 7)}
 KNOWLEDGE = SanNiIchiKnowledge()
+
+
+def greedy_model(state: State, seat: int, rnd: random.Random) -> Action:
+    """The tree's model of a ``greedy`` seat (``"opponents": "bots"``): the bot's own rule, guessing the
+    others' cards ``MODEL_SAMPLES`` times where the bot guesses six (its select costs a sixth)."""
+    return greedy(state, seat, rnd, MODEL_SAMPLES)
+
+
+MODELS = {"greedy": greedy_model}

@@ -53,7 +53,7 @@ class BotSettings(TypedDict):
     iterations: int
     exploration: float
     rollout_depth: int
-    opponents: Literal["untried", "policy"]
+    opponents: Literal["untried", "policy", "bots"]
 
 
 class ExpectimaxSettings(TypedDict):

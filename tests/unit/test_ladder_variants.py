@@ -52,6 +52,13 @@ def test_the_learned_evaluation_is_a_distribution_that_prefers_less_damage() -> 
     assert lv.learned_chances(hit, damage_only)[0] < lv.learned_chances(state, damage_only)[0]
 
 
+def test_opponents_sets_how_the_tree_plays_the_other_seats() -> None:
+    game = start("san-ni-ichi", "v", [Seat(i, f"b{i}", "random") for i in range(3)], seed=b"12345678")[1].game
+    for opponents in ("untried", "bots", "policy"):
+        lv.apply("san-ni-ichi", [f"opponents={opponents}"])
+        assert search.budget(game, "search").opponents == opponents
+
+
 def test_an_unknown_variant_is_refused() -> None:
     with pytest.raises(SystemExit, match="unknown variant"):
         lv.apply("san-ni-ichi", ["faster"])

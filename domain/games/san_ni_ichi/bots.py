@@ -42,11 +42,12 @@ PILE_WEIGHT = 0.4
 BOMB_KEEP_VALUE = 2.5
 
 
-def greedy(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
-    """The greedy action of ``seat`` (which must be pending)."""
+def greedy(state: State, seat: int, rnd: random.Random, samples: int = SAMPLES) -> dict[str, Any]:
+    """The greedy action of ``seat`` (which must be pending); ``samples``: its guesses of the others'
+    cards when it selects (the bot's ``SAMPLES``; a search's model of it may guess less often)."""
     mine = _masked(state, seat)
     if mine.phase == SELECT:
-        return _select(mine, seat, rnd)
+        return _select(mine, seat, rnd, samples)
     if mine.phase == SMOKE:
         return _smoke(mine, seat, rnd)
     return _resolve(mine, seat, rnd)
@@ -141,14 +142,14 @@ def _unseen(state: State, seat: int) -> list[str]:
     return [c for c in deck if c not in seen and kind(c) != TORINOKO]
 
 
-def _select(state: State, seat: int, rnd: random.Random) -> dict[str, Any]:
+def _select(state: State, seat: int, rnd: random.Random, samples: int) -> dict[str, Any]:
     actions = secret.select_actions(state, seat)
     if len(actions) == 1:
         return actions[0]
     pool = _unseen(state, seat)
     others = [s for s in state.selecting if s != seat]
     totals = [0.0] * len(actions)
-    for _ in range(SAMPLES):
+    for _ in range(samples):
         guess = dict(zip(others, rnd.sample(pool, min(len(pool), len(others))), strict=False))
         for i, action in enumerate(actions):
             picks: dict[int, Mapping[str, Any]] = {s: {"card": c} for s, c in guess.items()}
