@@ -137,6 +137,23 @@ def test_the_decision_ignores_what_the_seat_cannot_see() -> None:
     assert changed_any >= 30
 
 
+def test_the_decision_ignores_what_the_seat_cannot_see_with_the_others_modelled_as_greedy() -> None:
+    """``"opponents": "bots"``: the other seats played in the tree by the greedy bot's rule still give a
+    decision that only the seat's view decides."""
+    rnd = random.Random(8)
+    tried = 0
+    for k, (state, seat, n) in enumerate(positions()[::3]):
+        other = another(state, rnd)
+        if other is None:
+            continue
+        tried += 1
+        models = {s: RULES.bots["greedy"] for s in range(n) if s != seat}
+        first = search.ismcts.search(RULES, front_line.KNOWLEDGE, state, seat, n, random.Random(k), SMALL, None, models)
+        again = search.ismcts.search(RULES, front_line.KNOWLEDGE, other, seat, n, random.Random(k), SMALL, None, models)
+        assert first == again
+    assert tried >= 10
+
+
 @pytest.mark.parametrize("index", [3, 17, 41])
 def test_the_search_level_ignores_what_the_seat_cannot_see(index: int) -> None:
     state, seat, n = positions()[index % len(positions())]

@@ -22,7 +22,7 @@ from domain.games.san_ni_ichi.cards import TORINOKO, kind
 from domain.games.san_ni_ichi.state import ATTACK_PHASE, SELECT, SMOKE, State
 from domain.search.ismcts import Budget, Simulator
 from domain.search.ismcts import search as run_search
-from domain.search.san_ni_ichi import KNOWLEDGE, SETTINGS, known_cards
+from domain.search.san_ni_ichi import KNOWLEDGE, SETTINGS, greedy_model, known_cards
 
 GAME = "san-ni-ichi"
 SALTS = ("00", "00")
@@ -107,6 +107,22 @@ def test_another_deal_of_the_hidden_hands_gives_the_same_decision() -> None:
         first = run_search(RULES, KNOWLEDGE, state, seat, n, random.Random(i), SMALL).best
         assert run_search(RULES, KNOWLEDGE, other, seat, n, random.Random(i), SMALL).best == first
     assert tried >= 30
+
+
+def test_another_deal_gives_the_same_decision_with_the_others_modelled_as_greedy() -> None:
+    """``"opponents": "bots"``: the other seats played in the tree by the search's model of ``greedy``
+    (its rule on each drawn position) still give a decision that only the seat's view decides."""
+    assert SMALL.opponents == "bots"
+    tried = 0
+    for i, (state, seat, n) in enumerate(sample(20, 4)):
+        other = reassigned(state, seat, random.Random(i))
+        if other is None:
+            continue
+        tried += 1
+        models = {s: greedy_model for s in range(n) if s != seat}
+        first = run_search(RULES, KNOWLEDGE, state, seat, n, random.Random(i), SMALL, None, models)
+        assert run_search(RULES, KNOWLEDGE, other, seat, n, random.Random(i), SMALL, None, models) == first
+    assert tried >= 10
 
 
 def test_the_search_level_sees_only_its_seat() -> None:
