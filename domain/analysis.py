@@ -7,7 +7,9 @@ the same information set a bot of that seat would have had (never the seed, neve
 cards), the action taken searched beside the engine's own candidates. In a simultaneous step the
 other seats' choices are re-chosen by the search's own estimate of their strategy, never read from
 the record, so a choice is judged against what its seat could expect, not against what the others
-happened to reveal.
+happened to reveal; where the record declares another seat a bot of the game's own level and the
+game's search models it (``"opponents": "bots"``: San, Ni, Ichi!, Front Line), that estimate is the
+bot's rule on each drawn position.
 
 Each decision: ``step`` (the record's event that holds the decision, as the replay counts steps),
 ``seat``, ``action`` (taken), ``best`` (the engine's), ``value`` and ``best_value`` (expected score
