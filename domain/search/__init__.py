@@ -196,14 +196,6 @@ def estimate(
     return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include, models)
 
 
-def choose(
-    game: Game,
-    state: Any,
-    seat: int,
-    n_seats: int,
-    level: str,
-    rnd: random.Random,
-    bots: Mapping[int, str | None] | None = None,
-) -> dict[str, Any]:
-    """The action the search bot of ``level`` takes for ``seat`` (``bots``: as ``estimate``'s)."""
-    return estimate(game, state, seat, n_seats, level, rnd, bots=bots).best
+def choose(game: Game, state: Any, seat: int, n_seats: int, level: str, rnd: random.Random) -> dict[str, Any]:
+    """The action the search bot of ``level`` takes for ``seat``."""
+    return estimate(game, state, seat, n_seats, level, rnd).best

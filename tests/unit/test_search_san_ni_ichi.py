@@ -94,8 +94,11 @@ def test_positions_cover_every_phase() -> None:
     assert {SELECT, ATTACK_PHASE, SMOKE} <= set(phases)
 
 
-def test_another_deal_of_the_hidden_hands_gives_the_same_decision() -> None:
-    """The information boundary: a state that differs only in what the seat cannot see decides alike."""
+@pytest.mark.parametrize("modelled", [False, True])
+def test_another_deal_of_the_hidden_hands_gives_the_same_decision(modelled: bool) -> None:
+    """The information boundary: a state that differs only in what the seat cannot see decides alike,
+    also with the other seats played in the tree by the search's model of ``greedy`` (``"bots"``)."""
+    assert SMALL.opponents == "bots"
     tried = 0
     for i, (state, seat, n) in enumerate(sample(60, 1)):
         other = reassigned(state, seat, random.Random(i))
@@ -104,25 +107,10 @@ def test_another_deal_of_the_hidden_hands_gives_the_same_decision() -> None:
         tried += 1
         assert view(other, seat) == view(state, seat)
         assert other.hands != state.hands and other.hands[seat] == state.hands[seat]
-        first = run_search(RULES, KNOWLEDGE, state, seat, n, random.Random(i), SMALL).best
-        assert run_search(RULES, KNOWLEDGE, other, seat, n, random.Random(i), SMALL).best == first
+        models = {s: greedy_model for s in range(n) if s != seat} if modelled else None
+        first = run_search(RULES, KNOWLEDGE, state, seat, n, random.Random(i), SMALL, None, models).best
+        assert run_search(RULES, KNOWLEDGE, other, seat, n, random.Random(i), SMALL, None, models).best == first
     assert tried >= 30
-
-
-def test_another_deal_gives_the_same_decision_with_the_others_modelled_as_greedy() -> None:
-    """``"opponents": "bots"``: the other seats played in the tree by the search's model of ``greedy``
-    (its rule on each drawn position) still give a decision that only the seat's view decides."""
-    assert SMALL.opponents == "bots"
-    tried = 0
-    for i, (state, seat, n) in enumerate(sample(20, 4)):
-        other = reassigned(state, seat, random.Random(i))
-        if other is None:
-            continue
-        tried += 1
-        models = {s: greedy_model for s in range(n) if s != seat}
-        first = run_search(RULES, KNOWLEDGE, state, seat, n, random.Random(i), SMALL, None, models)
-        assert run_search(RULES, KNOWLEDGE, other, seat, n, random.Random(i), SMALL, None, models) == first
-    assert tried >= 10
 
 
 def test_the_search_level_sees_only_its_seat() -> None:
