@@ -28,7 +28,13 @@ its ``curl`` reproduction.
   out of turn (403), refused by the rules (422), stale (409).
   The engine, not a bare Hypothesis run, drives the state machines: a stateful
   server answers a replayed step differently, which Hypothesis alone reports as
-  ``FlakyStrategyDefinition``; the engine starts a new scenario instead.
+  ``FlakyStrategyDefinition``; the engine then ends the phase there, a success
+  (schemathesis 4 retries only after a new failure), so how many requests a
+  run makes depends on when the server's own moves (a bot's) first make a
+  replay differ: 131 to 1,090 in three runs of the play test. That test
+  therefore runs the state machine again, with the next seed, until its floor
+  of answered requests is reached (at most ``PLAY_RUNS`` runs), and every run
+  must conform.
 
 Game ids. Before the runs a pool of games is created (toy games fresh,
 mid-step, finished, with an open seat and with a move timeout; San Ban, Nin
@@ -141,6 +147,7 @@ MAX_EXAMPLES = 150  # generated cases per operation in the fuzzing phase
 STREAM_EXAMPLES = 8  # ... for the streams, whose cases on a running game last SSE_MAX_SECONDS
 WORKFLOW_SCENARIOS, WORKFLOW_STEPS = 60, 10  # the state machine over every link
 PLAY_SCENARIOS, PLAY_STEPS = 150, 15  # the state machine over the links that play a game
+PLAY_RUNS = 6  # runs of it at most (seeds SEED, SEED + 1, ...) to reach its floor
 # Requests each test makes at least, none answered with a server error. The fuzzing phase gives the volume
 # (5,100 at 320 examples on a fresh clone); the state machines' counts swing with what Hypothesis tries.
 FLOORS = {"operations": 5000, "workflows": 50, "play": 200}
@@ -487,11 +494,11 @@ def _operations(live: Live, phase: str) -> list[dict[str, Any]]:
     return []
 
 
-def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 0) -> Any:
+def load_schema(live: Live, phases: list[str], scenarios: int = 0, steps: int = 0, seed: int = SEED) -> Any:
     """``openapi.yaml`` with the live base URL, the budget, the checks, the ids and the seat tokens."""
     config = schemathesis.Config.from_dict(
         {
-            "seed": SEED,
+            "seed": seed,
             "cache": {"enabled": False},  # no state kept between runs (it would live in ./.schemathesis)
             "base-url": live.url,
             "workers": 1,
@@ -664,10 +671,14 @@ def test_linked_workflows_conform(live: Live) -> None:
 
 def test_games_are_played_through_links(live: Live) -> None:
     before = Counter(live.seats.statuses)
-    schema = load_schema(live, ["stateful"], PLAY_SCENARIOS, PLAY_STEPS).include(operation_id=PLAY_OPERATIONS)
-    report = run_engine(schema)
-    assert_conforms(report)
-    assert report.phases["stateful"] == "success"
+    reports = []
+    for seed in range(SEED, SEED + PLAY_RUNS):  # a run ends at its first replay the server answered otherwise
+        schema = load_schema(live, ["stateful"], PLAY_SCENARIOS, PLAY_STEPS, seed)
+        reports.append(run_engine(schema.include(operation_id=PLAY_OPERATIONS)))
+        if (live.seats.statuses - before).total() >= FLOORS["play"]:
+            break
+    assert_conforms(*reports)
+    assert all(report.phases["stateful"] == "success" for report in reports)
     seen = live.seats.statuses - before
     for status in (201, 403, 422):  # accepted, not this seat's turn, refused by the rules
         assert seen[("takeAction", status)] > 0, (status, sorted(seen.items()))
