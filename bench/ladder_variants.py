@@ -53,6 +53,7 @@ from bench.ladder import HEADER, ORACLE, markdown, row
 from domain import search
 from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, start, step
+from domain.games.san_ni_ichi.bots import STRENGTH, projected
 from domain.games.san_ni_ichi.cards import BLOCK, TORINOKO
 from domain.games.san_ni_ichi.state import SELECT
 from domain.search import front_line, ismcts, san_ban_expectimax, san_ni_ichi
@@ -91,10 +92,10 @@ def features(state: Any, seat: int) -> list[float]:
     """A San, Ni, Ichi! seat's features: projected damage, its hand's attack strength, attack cards,
     smoke bombs, other weapons and strongest attack card."""
     hand = state.hands[seat]
-    attacks = [san_ni_ichi.STRENGTH[c] for c in hand if san_ni_ichi.KIND[c] == "attack"]
+    attacks = [STRENGTH[c] for c in hand if san_ni_ichi.KIND[c] == "attack"]
     bombs = sum(1 for c in hand if san_ni_ichi.KIND[c] == TORINOKO)
     return [
-        san_ni_ichi.projected(state)[seat],
+        projected(state)[seat],
         float(sum(attacks)),
         float(len(attacks)),
         float(bombs),
@@ -114,8 +115,8 @@ def _low_select(self: Any, state: Any, seat: int, rnd: random.Random) -> dict[st
     if state.phase != SELECT:
         return dict(ORIGINAL["sni_rollout"](self, state, seat, rnd))
     cards = [c for c in state.hands[seat] if san_ni_ichi.KIND[c] != TORINOKO]
-    low = min(san_ni_ichi.STRENGTH[c] for c in cards)
-    card = rnd.choice([c for c in cards if san_ni_ichi.STRENGTH[c] == low])
+    low = min(STRENGTH[c] for c in cards)
+    card = rnd.choice([c for c in cards if STRENGTH[c] == low])
     if state.teams and san_ni_ichi.KIND[card] == BLOCK:
         return {"type": "select", "card": card, "protect": rnd.choice(state.team(seat))}
     return {"type": "select", "card": card}

@@ -42,7 +42,7 @@ at it; what it still cannot know is the bot's cards and its random stream.
 themselves a guess); a resolving card takes the action best for its owner's team were the damage
 phase now (the greedy bot's projection: damage piles, plus the piles with the highest top, plus
 ``PILE_WEIGHT`` x the other piles; the mean and the minimum of the other seats' projections
-averaged, less the own team's), computed on a light copy of the piles and tops (``_after``), with a
+averaged, less the own team's), computed on a light copy of the piles and tops (the bot's ``board_after``), with a
 random legal action instead with probability ``EPSILON``; a smoke bomb is played when the seat's own
 pile has the highest top. A game lasts about 7 rounds (some 30-60 steps), so play-outs run to the end
 (``rollout_depth`` 200 is never reached in practice): measured with four and three players, the exact
@@ -60,9 +60,9 @@ from typing import Any
 
 from domain.contract import changed
 from domain.games.san_ni_ichi import RULES, moves
-from domain.games.san_ni_ichi.bots import greedy
-from domain.games.san_ni_ichi.cards import BLOCK, CARDS, TONFA, TORINOKO, kind, points, sort_key, strength
-from domain.games.san_ni_ichi.state import ATTACK_PHASE, BETWEEN, CARDS_SCORING, SELECT, SMOKE, Played, State
+from domain.games.san_ni_ichi.bots import PILE_WEIGHT, board, board_after, greedy, projected
+from domain.games.san_ni_ichi.cards import BLOCK, CARDS, TONFA, TORINOKO, kind, sort_key, strength
+from domain.games.san_ni_ichi.state import ATTACK_PHASE, SELECT, SMOKE, Played, State
 
 Action = dict[str, Any]
 
@@ -71,7 +71,6 @@ SETTINGS: dict[str, object] = {"exploration": 0.7, "rollout_depth": 200, "oppone
 # The tree's model of a ``greedy`` seat guesses the others' cards this often (the bot: 6). ``"bots"`` names
 # this model: changing it would need another value of ``opponents``, so that recorded decisions re-run.
 MODEL_SAMPLES = 1
-PILE_WEIGHT = 0.4  # a pile that would not be taken now counts this much of its damage (projection)
 EPSILON = 0.1  # chance of a random resolution in a play-out
 SOFTNESS = 4.0  # the score lead that makes a win 73% likely in ``evaluate`` (points)
 TRIES = 200  # determinizations drawn before giving up on the selecting seats' constraint
@@ -190,25 +189,16 @@ def _smoke(state: State, seat: int) -> Action:
     return {"type": "smoke", "use": True, "protect": seat} if state.teams else {"type": "smoke", "use": True}
 
 
-Board = tuple[list[float], list[int], list[float]]  # pile worths, top strengths, damage totals
-
-
 def _best_resolution(state: State, current: Played, actions: list[Action], rnd: random.Random) -> Action:
     """The action whose result, were the damage phase now, is best for the owner's team (ties at random)."""
     n = state.n
-    cards_scoring = state.scoring == CARDS_SCORING
-    value_of = POINTS[n]
-    board: Board = (
-        [float(len(p) if cards_scoring else sum(value_of[c] for c, _ in p)) for p in state.combat],
-        [STRENGTH[p[-1][0]] if p else 0 for p in state.combat],
-        [float(len(d) if cards_scoring else sum(value_of[c] for c in d)) for d in state.damage],
-    )
+    now = board(state)
     mine = state.team(current.seat)
     share = 0.5 / (n - len(mine))
     best: list[Action] = []
     best_value = -1e9
     for action in actions:
-        worth, tops, totals = _after(state, current, action, board)
+        worth, tops, totals = board_after(state, current, action, now)
         high = max(tops)
         value, low = 0.0, 1e9
         for s in range(n):
@@ -226,56 +216,7 @@ def _best_resolution(state: State, current: Played, actions: list[Action], rnd: 
     return dict(rnd.choice(best))
 
 
-def _after(state: State, current: Played, action: Action, board: Board) -> Board:
-    """``board`` after ``action`` of the resolving card (a Tonfa's hand aside)."""
-    worth, tops, totals = board
-    kind_of = action["type"]
-    if kind_of == "discard":
-        return board
-    if kind_of == "shuriken":
-        totals = list(totals)
-        totals[action["target"]] += 1.0 if state.scoring == CARDS_SCORING else state.n - 1.0
-        return worth, tops, totals
-    worth, tops = list(worth), list(tops)
-    if kind_of == "play":
-        target = action["target"]
-        gain = 1.0 if state.scoring == CARDS_SCORING else float(POINTS[state.n][current.card])
-        own = STRENGTH[current.card]
-        to = action.get("counter_to")
-        if to is None:
-            worth[target] += gain
-            tops[target] = own
-        else:
-            worth[to], tops[to], worth[target], tops[target] = worth[target] + gain, own, 0.0, 0
-    elif kind_of == "sai":
-        a, b = action["piles"]
-        worth[a], worth[b], tops[a], tops[b] = worth[b], worth[a], tops[b], tops[a]
-    else:  # tonfa
-        at = action["pile"]
-        pile = state.combat[at]
-        worth[at] -= 1.0 if state.scoring == CARDS_SCORING else POINTS[state.n][pile[-1][0]]
-        tops[at] = STRENGTH[pile[-2][0]] if len(pile) > 1 else 0
-    return worth, tops, totals
-
-
-def projected(state: State) -> list[float]:
-    """Each seat's damage if the damage phase came now, piles not taken weighted by ``PILE_WEIGHT``."""
-    cards = state.scoring == CARDS_SCORING
-    n = state.n
-    tops = [strength(p[-1][0]) if p else 0 for p in state.combat]
-    high = max(tops)
-    out = []
-    for s, total in enumerate(state.totals()):
-        pile = state.combat[s]
-        worth = float(len(pile) if cards else sum(points(c, n) for c, _ in pile))
-        taken = bool(pile) and tops[s] == high and state.phase != BETWEEN
-        out.append(total + (worth if taken else PILE_WEIGHT * worth))
-    return out
-
-
 KIND = {c: info.kind for c, info in CARDS.items()}
-STRENGTH = {c: info.strength for c, info in CARDS.items()}
-POINTS = {n: {c: points(c, n) for c in CARDS} for n in range(3, 7)}
 KNOWLEDGE = SanNiIchiKnowledge()
 
 

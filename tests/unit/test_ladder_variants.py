@@ -11,6 +11,7 @@ from bench import ladder_variants as lv
 from domain import search
 from domain.contract import changed
 from domain.engine import Seat, start
+from domain.games.san_ni_ichi.bots import STRENGTH
 from domain.search import ismcts, san_ban_expectimax, san_ni_ichi
 
 
@@ -39,7 +40,7 @@ def test_low_select_plays_out_the_lowest_card_and_the_rest_as_before() -> None:
     lv.apply("san-ni-ichi", ["low-select"])
     action = san_ni_ichi.KNOWLEDGE.rollout(table.state, 0, random.Random(1))
     selectable = [c for c in table.state.hands[0] if san_ni_ichi.KIND[c] != "torinoko"]
-    assert san_ni_ichi.STRENGTH[action["card"]] == min(san_ni_ichi.STRENGTH[c] for c in selectable)
+    assert STRENGTH[action["card"]] == min(STRENGTH[c] for c in selectable)
 
 
 def test_the_learned_evaluation_is_a_distribution_that_prefers_less_damage() -> None:

@@ -25,21 +25,25 @@ from typing import Any
 
 from domain.contract import changed
 from domain.games.san_ni_ichi import flow, moves, secret
-from domain.games.san_ni_ichi.cards import TORINOKO, WEAPONS, attack_cards, kind, points, strength
+from domain.games.san_ni_ichi.cards import CARDS, TORINOKO, WEAPONS, attack_cards, kind, points
 from domain.games.san_ni_ichi.state import (
     ATTACK_PHASE,
     BETWEEN,
     CARDS_SCORING,
     SELECT,
     SMOKE,
+    Played,
     State,
     evolve,
+    table_changes,
 )
 
 SAMPLES = 6
 CONTINUATIONS = 3
 PILE_WEIGHT = 0.4
 BOMB_KEEP_VALUE = 2.5
+STRENGTH = {c: info.strength for c, info in CARDS.items()}
+POINTS = {n: {c: points(c, n) for c in CARDS} for n in range(3, 7)}
 
 
 def greedy(state: State, seat: int, rnd: random.Random, samples: int = SAMPLES) -> dict[str, Any]:
@@ -61,31 +65,88 @@ def _masked(state: State, seat: int) -> State:
 
 # ---------------------------------------------------------------- valuation
 
-
-def _projected(state: State) -> list[float]:
-    """Each seat's damage if the damage phase came now, piles left in play weighted."""
-
-    def pts(c: str) -> int:
-        return 1 if state.scoring == CARDS_SCORING else points(c, state.n)
-
-    exposed = [s for s in range(state.n) if state.combat[s]]
-    high = max((strength(state.combat[s][-1][0]) for s in exposed), default=0)
-    out = []
-    for s, total in enumerate(state.totals()):
-        pile = sum(pts(c) for c, _ in state.combat[s])
-        taken = bool(state.combat[s]) and strength(state.combat[s][-1][0]) == high
-        out.append(total + (pile if taken and state.phase != BETWEEN else PILE_WEIGHT * pile))
-    return out
+# The table the valuation reads: each seat's combat pile worth (its damage), its top's strength (0: no
+# pile; every card is at least 1) and its damage total. ``board_after`` moves it by an attack action without
+# evolving the whole state (the play-out values every action of the bot's team that way).
+Board = tuple[list[int], list[int], list[int]]
 
 
-def _value(state: State, seat: int) -> float:
-    """Others' projected damage (mean and minimum, averaged) minus the bot's team's."""
-    proj = _projected(state)
-    team = state.team(seat)
-    others = [sum(proj[s] for s in state.team(o)) for o in range(state.n) if o not in team and min(state.team(o)) == o]
+def board(state: State) -> Board:
+    """The table the valuation reads, from the state."""
+    tops = [STRENGTH[pile[-1][0]] if pile else 0 for pile in state.combat]
+    if state.scoring == CARDS_SCORING:
+        return [len(pile) for pile in state.combat], tops, [len(d) for d in state.damage] or [0] * state.n
+    value_of = POINTS[state.n]
+    worth = [sum([value_of[c] for c, _ in pile]) for pile in state.combat]
+    return worth, tops, [sum([value_of[c] for c in d]) for d in state.damage] or [0] * state.n
+
+
+def projected(state: State, table: Board | None = None) -> list[float]:
+    """Each seat's damage if the damage phase came now, piles left in play weighted (``table``: the
+    piles after an action not yet evolved into ``state``, ``board_after``)."""
+    worth, tops, totals = board(state) if table is None else table
+    high = max(tops)
+    now = state.phase != BETWEEN
+    return [
+        total + (pile if now and tops[s] == high and tops[s] else PILE_WEIGHT * pile)
+        for s, (total, pile) in enumerate(zip(totals, worth, strict=True))
+    ]
+
+
+def _value(state: State, seat: int, table: Board | None = None) -> float:
+    """Others' projected damage (mean and minimum, averaged) minus the bot's team's (``table``: as in
+    ``projected``)."""
+    proj = projected(state, table)
+    team, other_teams = _sides(state, seat)
+    others = [sum(proj[s] for s in other) for other in other_teams]
     if not others:
         return -sum(proj[s] for s in team)
     return (sum(others) / len(others) + min(others)) / 2 - sum(proj[s] for s in team)
+
+
+_SIDES: dict[tuple[int, bool, int], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def _sides(state: State, seat: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """``seat``'s team and the other teams (each once, by its lowest seat): they depend on the table's
+    size and team play only, so they are worked out once per table shape."""
+    key = (state.n, state.teams, seat)
+    sides = _SIDES.get(key)
+    if sides is None:
+        team = state.team(seat)
+        sides = _SIDES[key] = (
+            team,
+            tuple(state.team(o) for o in range(state.n) if o not in team and min(state.team(o)) == o),
+        )
+    return sides
+
+
+def board_after(state: State, current: Played, action: Mapping[str, Any], table: Board) -> Board:
+    """``table`` once ``current`` took ``action`` (as ``evolve`` of its event would leave the piles)."""
+    worth, tops, totals = table
+    kind_of = action["type"]
+    if kind_of == "discard":
+        return table
+    gain = 1 if state.scoring == CARDS_SCORING else POINTS[state.n][current.card]
+    if kind_of == "shuriken":
+        totals = list(totals)
+        totals[action["target"]] += gain
+        return worth, tops, totals
+    worth, tops = list(worth), list(tops)
+    if kind_of == "play":
+        target, to = action["target"], action.get("counter_to")
+        worth[target] += gain
+        tops[target] = STRENGTH[current.card]
+        if to is not None:
+            worth[to], tops[to], worth[target], tops[target] = worth[target], tops[target], 0, 0
+    elif kind_of == "sai":
+        a, b = action["piles"]
+        worth[a], worth[b], tops[a], tops[b] = worth[b], worth[a], tops[b], tops[a]
+    else:  # tonfa: the pile's top goes to the hand
+        pile = state.combat[action["pile"]]
+        worth[action["pile"]] -= 1 if state.scoring == CARDS_SCORING else POINTS[state.n][pile[-1][0]]
+        tops[action["pile"]] = STRENGTH[pile[-2][0]] if len(pile) > 1 else 0
+    return worth, tops, totals
 
 
 def _best(scored: Sequence[tuple[float, int]], rnd: random.Random) -> int:
@@ -97,18 +158,23 @@ def _best(scored: Sequence[tuple[float, int]], rnd: random.Random) -> int:
 
 
 def _play_out(state: State, seat: int, rnd: random.Random) -> State:
-    """The rest of the attack phase: the bot's team greedy one step ahead, the others at random."""
+    """The rest of the attack phase: the bot's team greedy one step ahead, the others at random.
+
+    What comes back is the table once every card resolved, for ``_value`` only: the cards are not
+    marked resolved nor the phase moved on (``table_changes``: what each event does to the table)."""
     team = state.team(seat)
-    while state.phase == ATTACK_PHASE and (current := state.current) is not None:
-        ev = moves.automatic(state, current)
-        if ev is None:
-            actions = moves.attack_actions(state, current)
-            if current.seat in team:
-                after = [evolve(state, moves.event_of(state, current, a)) for a in actions]
-                state = after[_best([(_value(s, seat), i) for i, s in enumerate(after)], rnd)]
-                continue
-            ev = moves.event_of(state, current, rnd.choice(actions))
-        state = evolve(state, ev)
+    for card in [p for p in state.played if p.how is None] if state.phase == ATTACK_PHASE else ():
+        actions = moves.attack_actions(state, card)  # none: the card resolves by itself
+        if not actions:
+            ev = moves.automatic(state, card)
+            assert ev is not None
+        elif card.seat in team:
+            now = board(state)
+            values = [(_value(state, seat, board_after(state, card, a, now)), i) for i, a in enumerate(actions)]
+            ev = moves.event_of(state, card, actions[_best(values, rnd)])
+        else:
+            ev = moves.event_of(state, card, rnd.choice(actions))
+        state = changed(state, **table_changes(state, ev))
     return state
 
 

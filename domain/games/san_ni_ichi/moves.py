@@ -55,16 +55,15 @@ def discardable(state: State, p: Played) -> bool:
 def play_targets(state: State, p: Played) -> list[int]:
     """Seats an attack card or a Yoso Kogeki may be played on."""
     info = card(p.card)
-    out = []
-    for seat in range(state.n):
-        if seat in state.protected:
-            continue
-        if info.kind == YOSO:
-            if seat != p.seat:
-                out.append(seat)
-        elif (top := state.top(seat)) is None or beats(info.element or "", top[1]):
-            out.append(seat)
-    return out
+    protected = state.protected
+    if info.kind == YOSO:
+        return [seat for seat in range(state.n) if seat != p.seat and seat not in protected]
+    element = info.element or ""
+    return [
+        seat
+        for seat, pile in enumerate(state.combat)
+        if seat not in protected and (not pile or beats(element, pile[-1][1]))
+    ]
 
 
 def counter_targets(state: State, owner: int) -> list[int]:
@@ -101,6 +100,20 @@ def uses(state: State, p: Played) -> list[dict[str, Any]]:
     return []  # Block: nothing to choose
 
 
+def can_use(state: State, p: Played) -> bool:
+    """Whether ``uses`` lists anything, without listing it (the engine asks before every card)."""
+    k = kind(p.card)
+    if k in (ATTACK, YOSO):
+        return bool(play_targets(state, p))
+    if k == SAI:
+        return len(swappable(state)) >= 2
+    if k == SHURIKEN:
+        return True
+    if k == TONFA:
+        return any(state.combat)
+    return False
+
+
 def attack_actions(state: State, p: Played) -> list[dict[str, Any]]:
     """The resolving owner's legal actions: every use, then discard for a card its rules version lets
     be discarded by choice (``DISCARDABLE``); nothing when the card resolves automatically."""
@@ -112,7 +125,7 @@ def automatic(state: State, p: Played) -> Event | None:
     """The event of a card that needs no decision: a Block, or a card with no legal use."""
     if kind(p.card) == BLOCK:
         return Event(BLOCK_RESOLVED, {"seat": p.seat, "card": p.card, "protects": p.protect})
-    if not uses(state, p):
+    if not can_use(state, p):
         return Event(CARD_DISCARDED, {"seat": p.seat, "card": p.card, "reason": "no_legal_play"})
     return None
 

@@ -92,7 +92,10 @@ class State:
         """The selected card now resolving (None outside the attack phase)."""
         if self.phase != ATTACK_PHASE:
             return None
-        return next((p for p in self.played if p.how is None), None)
+        for p in self.played:
+            if p.how is None:
+                return p
+        return None
 
     def top(self, seat: int) -> Entry | None:
         pile = self.combat[seat]
@@ -158,14 +161,16 @@ def _without(hand: tuple[str, ...], cards: Iterable[str]) -> tuple[str, ...]:
 
 def _resolved(state: State, ev: Event, kept: bool = False, **changes: Any) -> State:
     """Mark the resolving card done; after the last one the damage phase begins."""
-    detail = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in ev.data.items() if k not in ("seat", "card"))
-    played = tuple(
-        changed(p, how=ev.type, detail=detail, kept=kept) if p.card == ev.data["card"] else p for p in state.played
+    resolving = ev.data["card"]
+    detail = tuple(
+        [(k, tuple(v) if isinstance(v, list) else v) for k, v in ev.data.items() if k not in {"seat", "card"}]
     )
-    state = changed(state, played=played, **changes)
-    if all(p.how is not None for p in played):
-        return changed(state, phase=DAMAGE, last_damage=DamageLog(state.round))
-    return state
+    played = tuple(
+        [changed(p, how=ev.type, detail=detail, kept=kept) if p.card == resolving else p for p in state.played]
+    )
+    if any(p.how is None for p in played):
+        return changed(state, played=played, **changes)
+    return changed(state, played=played, **changes, phase=DAMAGE, last_damage=DamageLog(state.round))
 
 
 # ---------------------------------------------------------------- evolve, one function per event
@@ -201,48 +206,41 @@ def _revealed(state: State, ev: Event) -> State:
     return changed(state, phase=ATTACK_PHASE, played=order, hands=hands, protected=tuple(ev.data["protected"]))
 
 
-def _card_played(state: State, ev: Event) -> State:
-    d = ev.data
-    target = d["target"]
-    combat = _put(state.combat, target, (*state.combat[target], (d["card"], d["element"])))
-    counter = d.get("counter_to")
-    if counter is not None:
-        combat = _put(_put(combat, counter, combat[target]), target, ())
-    return _resolved(state, ev, combat=combat)
+def table_changes(state: State, ev: Event) -> dict[str, Any]:
+    """What an attack-phase event changes on the table (combat piles, damage, hands, discards), the
+    resolving card's own record aside (``_resolved``): a field name to its new value."""
+    d, kind_of = ev.data, ev.type
+    if kind_of == CARD_PLAYED:
+        target = d["target"]
+        combat = _put(state.combat, target, (*state.combat[target], (d["card"], d["element"])))
+        counter = d.get("counter_to")
+        if counter is not None:
+            combat = _put(_put(combat, counter, combat[target]), target, ())
+        return {"combat": combat}
+    if kind_of == CARD_DISCARDED:
+        return {"discards": (*state.discards, d["card"])}
+    if kind_of == PILES_SWAPPED:
+        a, b = d["piles"]
+        return {"combat": _put(_put(state.combat, a, state.combat[b]), b, state.combat[a])}
+    if kind_of == SHURIKEN_THROWN:
+        target = d["target"]
+        return {"damage": _put(state.damage, target, (*state.damage[target], d["card"]))}
+    if kind_of == TONFA_USED:
+        seat, pile = d["seat"], d["pile"]
+        hand = _without((*state.hands[seat], d["took"]), [d["discarded"]])
+        return {
+            "combat": _put(state.combat, pile, state.combat[pile][:-1]),
+            "hands": _put(state.hands, seat, hand),
+            "discards": (*state.discards, d["discarded"]),
+        }
+    return {}  # a Block: it protected its seat from the reveal on
 
 
-def _card_discarded(state: State, ev: Event) -> State:
-    return _resolved(state, ev, discards=(*state.discards, ev.data["card"]))
+KEPT = frozenset({BLOCK_RESOLVED, PILES_SWAPPED, TONFA_USED})  # used, they lie on the table until the round ends
 
 
-def _kept(state: State, ev: Event) -> State:
-    return _resolved(state, ev, kept=True)
-
-
-def _swapped(state: State, ev: Event) -> State:
-    a, b = ev.data["piles"]
-    combat = _put(_put(state.combat, a, state.combat[b]), b, state.combat[a])
-    return _resolved(state, ev, kept=True, combat=combat)
-
-
-def _shuriken(state: State, ev: Event) -> State:
-    target = ev.data["target"]
-    return _resolved(state, ev, damage=_put(state.damage, target, (*state.damage[target], ev.data["card"])))
-
-
-def _tonfa(state: State, ev: Event) -> State:
-    d = ev.data
-    seat, pile = d["seat"], d["pile"]
-    combat = _put(state.combat, pile, state.combat[pile][:-1])
-    hand = _without((*state.hands[seat], d["took"]), [d["discarded"]])
-    return _resolved(
-        state,
-        ev,
-        kept=True,
-        combat=combat,
-        hands=_put(state.hands, seat, hand),
-        discards=(*state.discards, d["discarded"]),
-    )
+def _attack_event(state: State, ev: Event) -> State:
+    return _resolved(state, ev, kept=ev.type in KEPT, **table_changes(state, ev))
 
 
 def _smoke_requested(state: State, ev: Event) -> State:
@@ -316,12 +314,12 @@ EVOLVERS: Mapping[str, Callable[[State, Event], State]] = {
     CARDS_DEALT: _dealt,
     ROUND_STARTED: _round_started,
     SELECTIONS_REVEALED: _revealed,
-    CARD_PLAYED: _card_played,
-    CARD_DISCARDED: _card_discarded,
-    BLOCK_RESOLVED: _kept,
-    PILES_SWAPPED: _swapped,
-    SHURIKEN_THROWN: _shuriken,
-    TONFA_USED: _tonfa,
+    CARD_PLAYED: _attack_event,
+    CARD_DISCARDED: _attack_event,
+    BLOCK_RESOLVED: _attack_event,
+    PILES_SWAPPED: _attack_event,
+    SHURIKEN_THROWN: _attack_event,
+    TONFA_USED: _attack_event,
     SMOKE_REQUESTED: _smoke_requested,
     SMOKE_BOMBS_REVEALED: _smoked,
     DAMAGE_TAKEN: _damage_taken,
