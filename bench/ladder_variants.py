@@ -11,7 +11,7 @@ games in every run, so two runs of one row differ only by the change; ``--a orac
 oracle at that seat, which sees every hidden card). Each ``--variant`` changes the
 search in the processes of this run only, never the code a service's bot plays:
 
-* ``iterations=N``, ``exploration=X``: the game's budget;
+* ``iterations=N``, ``exploration=X``, ``rollout-depth=N``: the game's budget;
 * ``win``: a finished play-out rewards a win (1, a first place shared by k seats 1/k, else 0) instead
   of the place; ``mixed``: half of each;
 * ``policy``: the other seats' untried arms follow the play-out policy (``"opponents": "policy"``);
@@ -20,6 +20,8 @@ search in the processes of this run only, never the code a service's bot plays:
 * ``opponents=untried|policy|bots``: how the tree plays the other seats (``Budget.opponents``;
   ``bots``: a seat of the field, ``greedy``, as that bot's own rule plays in each determinization);
   ``model-samples=N`` (San, Ni, Ichi!): the guesses of that model's select (``MODEL_SAMPLES``);
+  ``model-playouts``: with ``bots``, the play-outs too play a modelled seat by its bot's rule (the
+  tree alone does otherwise);
 * ``low-select`` (San, Ni, Ichi!): play-outs select the lowest card instead of a random one;
 * ``learned`` (San, Ni, Ichi!): play-outs stop at the end of the round and are scored by a learned
   evaluation (``LEARNED``), with the ``win`` reward;
@@ -63,9 +65,7 @@ from domain.search.ismcts import Knowledge, Node, Simulator
 ORIGINAL: dict[str, Any] = {
     "rewards": ismcts.rewards,
     "child": ismcts._child,
-    "playout": ismcts._playout,
     "sni_rollout": san_ni_ichi.SanNiIchiKnowledge.rollout,
-    "fl_evaluate": front_line.FrontLineKnowledge.evaluate,
     "iterations": search.ITERATIONS,
     "settings": search._SETTINGS,
     "expectimax": search.EXPECTIMAX,
@@ -147,6 +147,36 @@ def _fl_worth(state: Any) -> list[float]:
     ]
 
 
+class _ModelledPlayouts:
+    """A game's ``Knowledge`` whose play-outs play the modelled seats by their bot's rule too
+    (``model-playouts``); the searching seat and the others by the game's play-out policy."""
+
+    def __init__(self, inner: Knowledge, models: Mapping[int, Any]) -> None:
+        self.inner, self.models = inner, models
+        self.determinize, self.candidates = inner.determinize, inner.candidates
+        self.evaluate, self.observe = inner.evaluate, inner.observe
+
+    def rollout(self, state: Any, seat: int, rnd: random.Random) -> dict[str, Any]:
+        model = self.models.get(seat)
+        return dict(model(state, seat, rnd)) if model is not None else self.inner.rollout(state, seat, rnd)
+
+
+def _search_modelling_playouts(
+    game: Any,
+    knowledge: Knowledge,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    rnd: random.Random,
+    budget: ismcts.Budget,
+    must_include: Mapping[str, Any] | None = None,
+    models: Mapping[int, Any] | None = None,
+) -> ismcts.Estimate:
+    modelled = {s: m for s, m in (models or {}).items() if s != seat} if budget.opponents == "bots" else {}
+    inner = SWAPPED[(search, "search")]
+    return inner(game, _ModelledPlayouts(knowledge, modelled), state, seat, n_seats, rnd, budget, must_include, models)  # type: ignore[no-any-return]
+
+
 def _first_chance(self: Any, state: Any) -> list[float]:
     worth, n = _fl_worth(state), state.n_seats
     return [math.prod(front_line._logistic(worth[s] - worth[o]) for o in range(n) if o != s) for s in range(n)]
@@ -190,16 +220,25 @@ SWAPS: Mapping[str, tuple[tuple[Any, str, Any], ...]] = MappingProxyType(
         "learned": ((ismcts, "_playout", _round_playout), (ismcts, "rewards", win_rewards)),
         "first-chance": ((front_line.FrontLineKnowledge, "evaluate", _first_chance),),
         "best-other": ((front_line.FrontLineKnowledge, "evaluate", _best_other),),
+        "model-playouts": ((search, "search", _search_modelling_playouts),),
     }
+)
+
+
+# What each swap replaces, as this module found it.
+SWAPPED: Mapping[tuple[Any, str], Any] = MappingProxyType(
+    {(target, attribute): getattr(target, attribute) for swaps in SWAPS.values() for target, attribute, _ in swaps}
+)
+# The variants that set one of the game's search settings (``bot_settings``): name -> (setting, parse).
+SETTING_VARIANTS: Mapping[str, tuple[str, Callable[[str], Any]]] = MappingProxyType(
+    {"exploration": ("exploration", float), "rollout-depth": ("rollout_depth", int), "opponents": ("opponents", str)}
 )
 
 
 def apply(game: str, variants: Sequence[str]) -> None:
     """Change the search of this process as ``variants`` say (``ORIGINAL`` first: applying twice is once)."""
-    ismcts.rewards = ORIGINAL["rewards"]
-    ismcts._child, ismcts._playout = ORIGINAL["child"], ORIGINAL["playout"]
-    san_ni_ichi.SanNiIchiKnowledge.rollout = ORIGINAL["sni_rollout"]  # type: ignore[method-assign]
-    front_line.FrontLineKnowledge.evaluate = ORIGINAL["fl_evaluate"]  # type: ignore[method-assign]
+    for (target, attribute), original in SWAPPED.items():
+        setattr(target, attribute, original)
     san_ban_expectimax._theirs = ORIGINAL["theirs"]
     san_ni_ichi.MODEL_SAMPLES = ORIGINAL["model_samples"]
     iterations, settings = dict(ORIGINAL["iterations"]), dict(ORIGINAL["settings"][game])
@@ -208,12 +247,11 @@ def apply(game: str, variants: Sequence[str]) -> None:
         name, _, value = variant.partition("=")
         if name == "iterations":
             iterations[game] = int(value)
-        elif name == "exploration":
-            settings["exploration"] = float(value)
+        elif name in SETTING_VARIANTS:
+            setting, parse = SETTING_VARIANTS[name]
+            settings[setting] = parse(value)
         elif name == "policy":
             settings["opponents"] = "policy"
-        elif name == "opponents":
-            settings["opponents"] = value
         elif name == "model-samples":
             san_ni_ichi.MODEL_SAMPLES = int(value)
         elif name == "tree":

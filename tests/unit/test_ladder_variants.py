@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -11,8 +12,9 @@ from bench import ladder_variants as lv
 from domain import search
 from domain.contract import changed
 from domain.engine import Seat, start
+from domain.games.front_line.bots import greedy as front_line_greedy
 from domain.games.san_ni_ichi.bots import STRENGTH
-from domain.search import ismcts, san_ban_expectimax, san_ni_ichi
+from domain.search import front_line, ismcts, san_ban_expectimax, san_ni_ichi
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +94,27 @@ def test_softmin_lets_the_expectimaxs_other_seat_play_below_its_best_and_apply_r
     assert san_ban_expectimax._theirs(values) == pytest.approx(0.2)
     lv.apply("san-ban", [])
     assert san_ban_expectimax._theirs is lv.ORIGINAL["theirs"]
+
+
+def test_rollout_depth_sets_the_cut_and_model_playouts_play_the_modelled_seats_by_their_bot() -> None:
+    seats = [Seat(0, "me"), Seat(1, "g1", "greedy"), Seat(2, "g2", "greedy")]
+    table = start("front-line", "v", seats, seed=b"12345678")[1]
+    lv.apply("front-line", ["rollout-depth=5", "model-playouts"])
+    budget = search.budget(table.game, "search")
+    assert budget.rollout_depth == 5 and vars(search)["search"] is lv._search_modelling_playouts
+    played: list[int] = []
+
+    def greedy_noting(state: Any, seat: int, rnd: random.Random) -> dict[str, Any]:
+        played.append(seat)
+        return front_line_greedy(state, seat, rnd)
+
+    models = {0: greedy_noting, 1: greedy_noting, 2: greedy_noting}
+    args = (table.game, front_line.KNOWLEDGE, table.state, 0, 3, random.Random(1), budget, None, models)
+    lv._search_modelling_playouts(*args)
+    in_playouts_too = len(played)
+    assert set(played) == {1, 2}  # never the searching seat
+    played.clear()
+    ismcts.search(*args)
+    assert 0 < len(played) < in_playouts_too  # without the variant, the tree alone asks the model
+    lv.apply("front-line", [])
+    assert search.budget(table.game, "search").rollout_depth == 12 and vars(search)["search"] is ismcts.search
