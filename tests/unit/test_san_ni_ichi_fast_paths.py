@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from domain.engine import Seat, start, step
+from domain.engine import Seat, sample_action, start, step
 from domain.games.san_ni_ichi import bots, moves
 from domain.games.san_ni_ichi.cards import BEATS, YOSO, kind, points, strength
 from domain.games.san_ni_ichi.state import ATTACK_PHASE, BETWEEN, CARDS_SCORING, State, evolve
@@ -37,7 +37,8 @@ GAMES_PER_SHAPE = 3
 
 
 def positions(level: str) -> Iterator[tuple[State, int, random.Random]]:
-    """Every decision of seeded games of ``level`` bots over ``SHAPES``: (state, seat to act, a stream)."""
+    """Every decision of seeded games over ``SHAPES`` played by ``level`` (``greedy`` or ``random``):
+    (state, seat to act, a stream for the decision)."""
     for shape, (n, options) in enumerate(SHAPES):
         for g in range(GAMES_PER_SHAPE):
             seed = shape * 100 + g
@@ -46,7 +47,8 @@ def positions(level: str) -> Iterator[tuple[State, int, random.Random]]:
             while not table.finished:
                 seat = table.to_act[0]
                 yield table.state, seat, random.Random(seed * 1000 + table.turn_version)
-                action = bots.greedy(table.state, seat, random.Random(table.turn_version))
+                play = random.Random(table.turn_version)
+                action = bots.greedy(table.state, seat, play) if level == "greedy" else sample_action(table, seat, play)
                 _events, table = step(table, seat, action, salts=SALTS)
 
 
@@ -120,7 +122,7 @@ def test_the_value_is_the_plain_one_to_the_bit() -> None:
     assert checked > 1000
 
 
-def test_a_play_out_reaches_the_plain_one_s_state_by_the_same_draws() -> None:
+def test_a_play_out_leaves_the_plain_one_s_table_by_the_same_draws() -> None:
     checked = 0
     for state, seat, rnd in positions("random"):
         if state.phase == ATTACK_PHASE:
