@@ -173,7 +173,7 @@ def _resolved(state: State, ev: Event, kept: bool = False, **changes: Any) -> St
     return changed(state, played=played, **changes, phase=DAMAGE, last_damage=DamageLog(state.round))
 
 
-# ---------------------------------------------------------------- evolve, one function per event
+# ---------------------------------------------------------------- evolve (the attack phase's six events: one handler)
 
 
 def _dealt(state: State, ev: Event) -> State:
