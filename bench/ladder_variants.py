@@ -63,9 +63,6 @@ from domain.search.ismcts import Knowledge, Node, Simulator
 
 # What the variants replace, as this module found it (a forked process applies the variants again)
 ORIGINAL: dict[str, Any] = {
-    "rewards": ismcts.rewards,
-    "child": ismcts._child,
-    "sni_rollout": san_ni_ichi.SanNiIchiKnowledge.rollout,
     "iterations": search.ITERATIONS,
     "settings": search._SETTINGS,
     "expectimax": search.EXPECTIMAX,
@@ -84,7 +81,7 @@ def win_rewards(result: Mapping[str, Any], n_seats: int) -> list[float]:
 
 
 def mixed_rewards(result: Mapping[str, Any], n_seats: int) -> list[float]:
-    place, win = ORIGINAL["rewards"](result, n_seats), win_rewards(result, n_seats)
+    place, win = SWAPPED[(ismcts, "rewards")](result, n_seats), win_rewards(result, n_seats)
     return [(p + w) / 2 for p, w in zip(place, win, strict=True)]
 
 
@@ -113,7 +110,7 @@ def learned_chances(state: Any, weights: Sequence[float] = LEARNED) -> list[floa
 
 def _low_select(self: Any, state: Any, seat: int, rnd: random.Random) -> dict[str, Any]:
     if state.phase != SELECT:
-        return dict(ORIGINAL["sni_rollout"](self, state, seat, rnd))
+        return dict(SWAPPED[(san_ni_ichi.SanNiIchiKnowledge, "rollout")](self, state, seat, rnd))
     cards = [c for c in state.hands[seat] if san_ni_ichi.KIND[c] != TORINOKO]
     low = min(STRENGTH[c] for c in cards)
     card = rnd.choice([c for c in cards if STRENGTH[c] == low])
@@ -193,7 +190,7 @@ def _open_loop(
     """``ismcts._child`` with a simultaneous step's child keyed by the searcher's own choice only (the
     others' choices are not told apart below it): the tree grows where that child is new."""
     if not simultaneous:
-        return ORIGINAL["child"](node, keys, observation, simultaneous, searcher, fresh)  # type: ignore[no-any-return]
+        return SWAPPED[(ismcts, "_child")](node, keys, observation, simultaneous, searcher, fresh)  # type: ignore[no-any-return]
     own: ismcts.Joint = (tuple((s, k) for s, k in keys if s == searcher), "")
     grown = own not in node.children
     return node.children.setdefault(own, Node()), grown
@@ -236,7 +233,8 @@ SETTING_VARIANTS: Mapping[str, tuple[str, Callable[[str], Any]]] = MappingProxyT
 
 
 def apply(game: str, variants: Sequence[str]) -> None:
-    """Change the search of this process as ``variants`` say (``ORIGINAL`` first: applying twice is once)."""
+    """Change the search of this process as ``variants`` say (``SWAPPED`` and ``ORIGINAL`` first: applying
+    twice is once)."""
     for (target, attribute), original in SWAPPED.items():
         setattr(target, attribute, original)
     san_ban_expectimax._theirs = ORIGINAL["theirs"]

@@ -34,7 +34,7 @@ def test_variants_change_the_budget_and_the_rewards_and_apply_restores_them() ->
     lv.apply("san-ni-ichi", [])
     assert search.budget(game, "search") == before
     assert ismcts.rewards({"ranks": [2, 1, 3]}, 3) == [0.5, 1.0, 0.0]
-    assert san_ni_ichi.SanNiIchiKnowledge.rollout is lv.ORIGINAL["sni_rollout"]
+    assert san_ni_ichi.SanNiIchiKnowledge.rollout is lv.SWAPPED[(san_ni_ichi.SanNiIchiKnowledge, "rollout")]
 
 
 def test_low_select_plays_out_the_lowest_card_and_the_rest_as_before() -> None:
