@@ -13,11 +13,20 @@ A's time per decision is its mean (and 95th percentile) over every decision it t
 
 ``oracle`` (bench only, never a service level) is ``search`` that sees every hidden part: each
 iteration searches the true state (other hands, draw piles in their order) instead of a draw from
-the seat's view. It cheats, so it shows what the hidden parts are worth to this search at this
-budget: where the oracle does much better than ``search``, what the seat cannot see holds the
-search back (luck, to a fair player); where it does no better, the search itself must improve.
+the seat's view, the field modelled as ``search`` models it (``"opponents": "bots"``). It cheats,
+so it shows what the hidden parts are worth to this search at this budget: where the oracle does
+much better than ``search``, what the seat cannot see holds the search back (luck, to a fair
+player); where it does no better, the search itself must improve.
 
     python -m bench.ladder --game san-ban --options '{"mode": "advanced"}' --a oracle --b greedy --games 300
+
+``foresight`` (bench only, and it cheats further) knows the game's future: it plays each of the
+candidates ``search`` would search, on the true state, to the end as the game would go on (every
+other seat by its own level and its own random stream, itself by ``greedy``) and takes the one that
+ends with the most points for it (then the best place). It tells how much of a row is decided by
+what nobody can know: the deal's order and the other seats' draws of luck.
+
+    python -m bench.ladder --game front-line --players 3 --a foresight --b greedy --games 1000
 
 Prints figures; asserts nothing.
 """
@@ -36,7 +45,7 @@ from typing import Any
 from domain import search
 from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, Table, start, step
-from domain.search.ismcts import Knowledge
+from domain.search.ismcts import Knowledge, rewards
 from domain.search.ismcts import search as search_tree
 
 SALTS = ("00",) * 2
@@ -57,6 +66,8 @@ ROWS: tuple[tuple[str, int, Mapping[str, Any] | None], ...] = (
 )
 PAIRS = (("search", "greedy"), ("greedy", "random"))
 ORACLE = "oracle"
+FORESIGHT = "foresight"
+CHEATS = (ORACLE, FORESIGHT)  # bench levels that see what no seat may: played as ``search`` seats
 
 
 class Clairvoyant:
@@ -77,7 +88,33 @@ def decide(table: Table, seat: int, level: str, rnd: Any) -> dict[str, Any]:
     game = table.game
     knowledge = Clairvoyant(search.KNOWLEDGE[game.id])
     budget = search.budget(game, "search")
-    return search_tree(game, knowledge, table.state, seat, len(table.seats), rnd, budget).best
+    models = search.models_of(game, seat, {s.seat: s.bot for s in table.seats})
+    return search_tree(game, knowledge, table.state, seat, len(table.seats), rnd, budget, models=models).best
+
+
+def foresee(table: Table, seat: int, levels: Sequence[str], secret: bytes) -> dict[str, Any]:
+    """``foresight``'s action (the module docstring): every candidate played out as the game would go on."""
+    rnd = turn_stream("search", secret, table.game_id, seat, table.turn_version)
+    best: tuple[tuple[float, float], dict[str, Any]] | None = None
+    for action in search.KNOWLEDGE[table.game.id].candidates(table.state, seat, rnd):
+        _events, after = step(table, seat, action, salts=SALTS)
+        ahead = [("greedy" if s == seat else level) for s, level in enumerate(levels)]
+        after = _play_out(after, ahead, secret)
+        assert after.result is not None
+        winners = after.result["winners"]
+        worth = (1 / len(winners) if seat in winners else 0.0, rewards(after.result, len(levels))[seat])
+        if best is None or worth > best[0]:
+            best = (worth, action)
+    assert best is not None
+    return best[1]
+
+
+def _play_out(table: Table, levels: Sequence[str], secret: bytes) -> Table:
+    while not table.finished:
+        seat = table.to_act[0]
+        rnd = turn_stream(levels[seat], secret, table.game_id, seat, table.turn_version)
+        _events, table = step(table, seat, choose_action(table, seat, levels[seat], rnd), salts=SALTS)
+    return table
 
 
 @dataclass(frozen=True)
@@ -88,16 +125,16 @@ class GameOutcome:
 
 def play_one(game: str, levels: Sequence[str], seed: int, options: Mapping[str, Any] | None, timed: int) -> GameOutcome:
     """One game, ``levels[s]`` at seat ``s``; the points of seat ``timed`` and its decision times."""
-    seats = [Seat(i, f"bot{i}", "search" if level == ORACLE else level) for i, level in enumerate(levels)]
+    seats = [Seat(i, f"bot{i}", "search" if level in CHEATS else level) for i, level in enumerate(levels)]
     secret = seed.to_bytes(8, "big")
     _events, table = start(game, f"ladder-{seed}", seats, seed=secret, options=options)
     times: list[float] = []
     while not table.finished:
         seat = table.to_act[0]
         level = levels[seat]
-        rnd = turn_stream("search" if level == ORACLE else level, secret, table.game_id, seat, table.turn_version)
+        rnd = turn_stream("search" if level in CHEATS else level, secret, table.game_id, seat, table.turn_version)
         began = time.perf_counter()
-        action = decide(table, seat, level, rnd)
+        action = foresee(table, seat, levels, secret) if level == FORESIGHT else decide(table, seat, level, rnd)
         if seat == timed:
             times.append(time.perf_counter() - began)
         _events, table = step(table, seat, action, salts=SALTS)

@@ -191,9 +191,15 @@ def estimate(
         if not san_ban_expectimax.applies(state):
             raise ValueError(f"{san_ban_expectimax.ALGORITHM} searches San Ban's advanced mode only")
         return san_ban_expectimax.search(state, seat, rnd, plan, must_include)
+    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include, models_of(game, seat, bots))
+
+
+def models_of(game: Game, seat: int, bots: Mapping[int, str | None] | None) -> dict[int, Bot]:
+    """The rules the tree plays the other seats by under ``"opponents": "bots"``: a seat declared a bot
+    of a level ``game`` defines (``bots``: each seat's level, None for a person), by that bot's rule or
+    the game's model of it (``MODELS``)."""
     rules = {**game.bots, **MODELS.get(game.id, {})}
-    models = {s: rules[b] for s, b in (bots or {}).items() if s != seat and b is not None and b in game.bots}
-    return search(game, KNOWLEDGE[game.id], state, seat, n_seats, rnd, plan, must_include, models)
+    return {s: rules[b] for s, b in (bots or {}).items() if s != seat and b is not None and b in game.bots}
 
 
 def choose(game: Game, state: Any, seat: int, n_seats: int, level: str, rnd: random.Random) -> dict[str, Any]:
