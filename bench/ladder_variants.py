@@ -27,6 +27,12 @@ search in the processes of this run only, never the code a service's bot plays:
   evaluation (``LEARNED``), with the ``win`` reward;
 * ``first-chance``, ``best-other`` (Front Line): a cut play-out is scored as each seat's chance to be
   first (the product of its pairwise logistics), or by the logistic against the best other seat;
+* ``paired``: no tree; every root candidate is played out from the same determinizations with the
+  same random stream (common random numbers, ``iterations`` play-outs in all; the modelled seats by
+  their bot's rule until the searching seat acts again), the best mean is chosen;
+* ``planner`` (Front Line): ``bench.ladder``'s ``foresight`` made fair: each candidate played to the
+  end from the same determinizations by ``greedy``'s rule for every seat (``iterations`` play-outs in
+  all: ``--variant iterations=40``), the best mean of the win and ``LEAD`` per card of lead;
 * ``tree`` (San Ban's advanced mode): the tree search plays it, as before the expectimax
   (``domain.search.san_ban_expectimax``), so ``iterations=N``, ``exploration=X`` and the others apply
   there; ``depth=N``, ``exact=N``: the expectimax's look-ahead (``search``'s plan); ``softmin=T``: the
@@ -55,6 +61,7 @@ from bench.ladder import HEADER, ORACLE, markdown, row
 from domain import search
 from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, start, step
+from domain.games.front_line.bots import greedy as front_line_greedy
 from domain.games.san_ni_ichi.bots import STRENGTH, projected
 from domain.games.san_ni_ichi.cards import BLOCK, TORINOKO
 from domain.games.san_ni_ichi.state import SELECT
@@ -174,6 +181,119 @@ def _search_modelling_playouts(
     return inner(game, _ModelledPlayouts(knowledge, modelled), state, seat, n_seats, rnd, budget, must_include, models)  # type: ignore[no-any-return]
 
 
+def _root_candidates(
+    knowledge: Knowledge, state: Any, seat: int, rnd: random.Random, must_include: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
+    """The root's distinct candidates (Front Line's are read from the table, the same in every draw)."""
+    found: dict[str, dict[str, Any]] = {}
+    for action in knowledge.candidates(knowledge.determinize(state, seat, rnd), seat, rnd):
+        found.setdefault(ismcts.key(action), dict(action))
+    if must_include is not None:
+        found.setdefault(ismcts.key(must_include), dict(must_include))
+    return list(found.values())
+
+
+def _paired_playout(
+    sim: Simulator, knowledge: Knowledge, world: Any, rnd: random.Random, depth: int, models: Any, seat: int
+) -> list[float]:
+    """A play-out for ``paired``: the modelled seats by their bot's rule until ``seat`` acts again, then
+    every seat by the play-out policy, cut after ``depth`` steps."""
+    modelling = True
+    for _ in range(depth):
+        payoff = sim.result(world)
+        if payoff is not None:
+            return payoff
+        pending = sim.game.pending(world)
+        modelling = modelling and seat not in pending.seats
+        joint = {}
+        for s in pending.seats:
+            model = models.get(s) if modelling else None
+            joint[s] = dict(model(world, s, rnd)) if model is not None else knowledge.rollout(world, s, rnd)
+        world = sim.after(world, pending, joint)
+    return sim.result(world) or knowledge.evaluate(world)
+
+
+def _paired(
+    game: Any,
+    knowledge: Knowledge,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    rnd: random.Random,
+    budget: ismcts.Budget,
+    must_include: Mapping[str, Any] | None = None,
+    models: Mapping[int, Any] | None = None,
+) -> ismcts.Estimate:
+    """``paired``: flat Monte-Carlo with common random numbers. Every root candidate is played out from
+    the same determinizations with the same random stream (``budget.iterations`` play-outs in all),
+    so the deal's luck is the same for each; the best mean is chosen."""
+    sim = Simulator(game, n_seats)
+    candidates = _root_candidates(knowledge, state, seat, rnd, must_include)
+    if len(candidates) == 1 and must_include is None:
+        return ismcts.Estimate(candidates[0], (ismcts.Arm(candidates[0]),))
+    modelled = {s: m for s, m in (models or {}).items() if s != seat} if budget.opponents == "bots" else {}
+    arms = [ismcts.Arm(a) for a in candidates]
+    for _ in range(max(1, budget.iterations // len(arms))):
+        world = knowledge.determinize(state, seat, rnd)
+        stream = rnd.getrandbits(64)
+        pending = sim.game.pending(world)
+        for arm in arms:
+            after = sim.after(world, pending, {seat: arm.action})
+            payoff = _paired_playout(sim, knowledge, after, random.Random(stream), budget.rollout_depth, modelled, seat)
+            arm.visits, arm.available, arm.reward = arm.visits + 1, arm.available + 1, arm.reward + payoff[seat]
+    ranked = sorted(arms, key=lambda a: -a.value)
+    return ismcts.Estimate(dict(ranked[0].action), tuple(ranked))
+
+
+LEAD = 0.02  # ``planner``: a card of lead over the best other seat, in wins
+
+
+def _lead_and_win(state: Any, seat: int) -> float:
+    """``planner``'s worth of a finished Front Line game to ``seat``: its share of the win plus ``LEAD``
+    per card of lead (captured cards) over the best other seat."""
+    caps = [len(c) for c in state.captured]
+    winners = [s for s, c in enumerate(caps) if c == max(caps)]
+    lead = caps[seat] - max(c for s, c in enumerate(caps) if s != seat)
+    return (1 / len(winners) if seat in winners else 0.0) + LEAD * lead
+
+
+def _planner(
+    game: Any,
+    knowledge: Knowledge,
+    state: Any,
+    seat: int,
+    n_seats: int,
+    rnd: random.Random,
+    budget: ismcts.Budget,
+    must_include: Mapping[str, Any] | None = None,
+    models: Mapping[int, Any] | None = None,
+) -> ismcts.Estimate:
+    """``planner`` (Front Line): ``foresight`` made fair. Each candidate is played to the end from the
+    same determinizations (``budget.iterations`` play-outs in all), every seat by ``greedy``'s rule after it; the best
+    mean of ``_lead_and_win``. ``bench.ladder``'s ``foresight`` is the same with the true future."""
+    sim = Simulator(game, n_seats)
+    candidates = _root_candidates(knowledge, state, seat, rnd, must_include)
+    if len(candidates) == 1 and must_include is None:
+        return ismcts.Estimate(candidates[0], (ismcts.Arm(candidates[0]),))
+    arms = [ismcts.Arm(a) for a in candidates]
+    for _ in range(max(1, budget.iterations // len(arms))):
+        world = knowledge.determinize(state, seat, rnd)
+        stream = rnd.getrandbits(64)
+        pending = sim.game.pending(world)
+        for arm in arms:
+            ahead, r = sim.after(world, pending, {seat: arm.action}), random.Random(stream)
+            while game.outcome(ahead) is None:
+                now = game.pending(ahead)
+                ahead = sim.after(ahead, now, {s: front_line_greedy(ahead, s, r) for s in now.seats})
+            arm.visits, arm.available, arm.reward = (
+                arm.visits + 1,
+                arm.available + 1,
+                arm.reward + _lead_and_win(ahead, seat),
+            )
+    ranked = sorted(arms, key=lambda a: -a.value)
+    return ismcts.Estimate(dict(ranked[0].action), tuple(ranked))
+
+
 def _first_chance(self: Any, state: Any) -> list[float]:
     worth, n = _fl_worth(state), state.n_seats
     return [math.prod(front_line._logistic(worth[s] - worth[o]) for o in range(n) if o != s) for s in range(n)]
@@ -218,6 +338,8 @@ SWAPS: Mapping[str, tuple[tuple[Any, str, Any], ...]] = MappingProxyType(
         "first-chance": ((front_line.FrontLineKnowledge, "evaluate", _first_chance),),
         "best-other": ((front_line.FrontLineKnowledge, "evaluate", _best_other),),
         "model-playouts": ((search, "search", _search_modelling_playouts),),
+        "paired": ((search, "search", _paired),),
+        "planner": ((search, "search", _planner),),
     }
 )
 

@@ -118,3 +118,20 @@ def test_rollout_depth_sets_the_cut_and_model_playouts_play_the_modelled_seats_b
     assert 0 < len(played) < in_playouts_too  # without the variant, the tree alone asks the model
     lv.apply("front-line", [])
     assert search.budget(table.game, "search").rollout_depth == 12 and vars(search)["search"] is ismcts.search
+
+
+def test_paired_and_planner_play_every_candidate_in_the_same_draws_and_take_the_best_mean() -> None:
+    seats = [Seat(0, "me"), Seat(1, "g1", "greedy"), Seat(2, "g2", "greedy")]
+    table = start("front-line", "v", seats, seed=b"12345678")[1]
+    models = search.models_of(table.game, 0, {s.seat: s.bot for s in table.seats})
+    for variant, replacement in (("paired", lv._paired), ("planner", lv._planner)):
+        lv.apply("front-line", [variant, "iterations=40"])
+        assert vars(search)["search"] is replacement
+        budget = search.budget(table.game, "search")
+        found = replacement(table.game, front_line.KNOWLEDGE, table.state, 0, 3, random.Random(2), budget, None, models)
+        candidates = front_line.KNOWLEDGE.candidates(table.state, 0, random.Random(0))
+        assert sorted(ismcts.key(a.action) for a in found.arms) == sorted({ismcts.key(a) for a in candidates})
+        assert len({a.visits for a in found.arms}) == 1 and found.arms[0].visits >= 1  # the same draws for each
+        assert found.best == found.arms[0].action and found.arms[0].value == max(a.value for a in found.arms)
+    lv.apply("front-line", [])
+    assert vars(search)["search"] is ismcts.search
