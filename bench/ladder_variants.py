@@ -181,117 +181,85 @@ def _search_modelling_playouts(
     return inner(game, _ModelledPlayouts(knowledge, modelled), state, seat, n_seats, rnd, budget, must_include, models)  # type: ignore[no-any-return]
 
 
-def _root_candidates(
-    knowledge: Knowledge, state: Any, seat: int, rnd: random.Random, must_include: Mapping[str, Any] | None
-) -> list[dict[str, Any]]:
-    """The root's distinct candidates (Front Line's are read from the table, the same in every draw)."""
-    found: dict[str, dict[str, Any]] = {}
-    for action in knowledge.candidates(knowledge.determinize(state, seat, rnd), seat, rnd):
-        found.setdefault(ismcts.key(action), dict(action))
-    if must_include is not None:
-        found.setdefault(ismcts.key(must_include), dict(must_include))
-    return list(found.values())
+Worth = Callable[[Simulator, Any, random.Random], float]  # a play-out's worth to the searching seat
 
 
-def _paired_playout(
-    sim: Simulator, knowledge: Knowledge, world: Any, rnd: random.Random, depth: int, models: Any, seat: int
-) -> list[float]:
-    """A play-out for ``paired``: the modelled seats by their bot's rule until ``seat`` acts again, then
-    every seat by the play-out policy, cut after ``depth`` steps."""
-    modelling = True
-    for _ in range(depth):
-        payoff = sim.result(world)
-        if payoff is not None:
-            return payoff
-        pending = sim.game.pending(world)
-        modelling = modelling and seat not in pending.seats
-        joint = {}
-        for s in pending.seats:
-            model = models.get(s) if modelling else None
-            joint[s] = dict(model(world, s, rnd)) if model is not None else knowledge.rollout(world, s, rnd)
-        world = sim.after(world, pending, joint)
-    return sim.result(world) or knowledge.evaluate(world)
+def _common_draws(worth_of: Callable[[Knowledge, int, ismcts.Budget, Mapping[int, Any]], Worth]) -> Any:
+    """A search with no tree (``paired``, ``planner``): every distinct root candidate (Front Line's are
+    read from the table, the same in every draw) is played from the same determinizations with the
+    same random stream (common random numbers, about ``budget.iterations`` play-outs in all), so the
+    luck of the draw is the same for each; ``worth_of(knowledge, seat, budget, modelled)`` says what
+    a play-out (the position after the candidate, the stream) is worth; the best mean is chosen."""
+
+    def flat(*args: Any) -> ismcts.Estimate:  # called as ``ismcts.search`` is: positionally, the last two optional
+        game, knowledge, state, seat, n_seats, rnd, budget, must_include, models = (*args, None, None)[:9]
+        modelled = {s: m for s, m in (models or {}).items() if s != seat} if budget.opponents == "bots" else {}
+        worth, sim = worth_of(knowledge, seat, budget, modelled), Simulator(game, n_seats)
+        found: dict[str, dict[str, Any]] = {}
+        for action in knowledge.candidates(knowledge.determinize(state, seat, rnd), seat, rnd):
+            found.setdefault(ismcts.key(action), dict(action))
+        if must_include is not None:
+            found.setdefault(ismcts.key(must_include), dict(must_include))
+        arms = [ismcts.Arm(a) for a in found.values()]
+        if len(arms) == 1 and must_include is None:
+            return ismcts.Estimate(dict(arms[0].action), (arms[0],))
+        for _ in range(max(1, budget.iterations // len(arms))):
+            world = knowledge.determinize(state, seat, rnd)
+            stream = rnd.getrandbits(64)
+            pending = sim.game.pending(world)
+            for arm in arms:
+                value = worth(sim, sim.after(world, pending, {seat: arm.action}), random.Random(stream))
+                arm.visits, arm.available, arm.reward = arm.visits + 1, arm.available + 1, arm.reward + value
+        ranked = sorted(arms, key=lambda a: -a.value)
+        return ismcts.Estimate(dict(ranked[0].action), tuple(ranked))
+
+    return flat
 
 
-def _paired(
-    game: Any,
-    knowledge: Knowledge,
-    state: Any,
-    seat: int,
-    n_seats: int,
-    rnd: random.Random,
-    budget: ismcts.Budget,
-    must_include: Mapping[str, Any] | None = None,
-    models: Mapping[int, Any] | None = None,
-) -> ismcts.Estimate:
-    """``paired``: flat Monte-Carlo with common random numbers. Every root candidate is played out from
-    the same determinizations with the same random stream (``budget.iterations`` play-outs in all),
-    so the deal's luck is the same for each; the best mean is chosen."""
-    sim = Simulator(game, n_seats)
-    candidates = _root_candidates(knowledge, state, seat, rnd, must_include)
-    if len(candidates) == 1 and must_include is None:
-        return ismcts.Estimate(candidates[0], (ismcts.Arm(candidates[0]),))
-    modelled = {s: m for s, m in (models or {}).items() if s != seat} if budget.opponents == "bots" else {}
-    arms = [ismcts.Arm(a) for a in candidates]
-    for _ in range(max(1, budget.iterations // len(arms))):
-        world = knowledge.determinize(state, seat, rnd)
-        stream = rnd.getrandbits(64)
-        pending = sim.game.pending(world)
-        for arm in arms:
-            after = sim.after(world, pending, {seat: arm.action})
-            payoff = _paired_playout(sim, knowledge, after, random.Random(stream), budget.rollout_depth, modelled, seat)
-            arm.visits, arm.available, arm.reward = arm.visits + 1, arm.available + 1, arm.reward + payoff[seat]
-    ranked = sorted(arms, key=lambda a: -a.value)
-    return ismcts.Estimate(dict(ranked[0].action), tuple(ranked))
+def _paired_worth(knowledge: Knowledge, seat: int, budget: ismcts.Budget, modelled: Mapping[int, Any]) -> Worth:
+    """``paired``'s play-out: the modelled seats by their bot's rule until ``seat`` acts again, then every
+    seat by the play-out policy, cut as the budget says."""
+
+    def worth(sim: Simulator, world: Any, stream: random.Random) -> float:
+        modelling = True
+        for _ in range(budget.rollout_depth):
+            payoff = sim.result(world)
+            if payoff is not None:
+                return payoff[seat]
+            pending = sim.game.pending(world)
+            modelling = modelling and seat not in pending.seats
+            joint = {}
+            for s in pending.seats:
+                model = modelled.get(s) if modelling else None
+                joint[s] = dict(model(world, s, stream)) if model is not None else knowledge.rollout(world, s, stream)
+            world = sim.after(world, pending, joint)
+        return (sim.result(world) or knowledge.evaluate(world))[seat]
+
+    return worth
 
 
 LEAD = 0.02  # ``planner``: a card of lead over the best other seat, in wins
 
 
-def _lead_and_win(state: Any, seat: int) -> float:
-    """``planner``'s worth of a finished Front Line game to ``seat``: its share of the win plus ``LEAD``
-    per card of lead (captured cards) over the best other seat."""
-    caps = [len(c) for c in state.captured]
-    winners = [s for s, c in enumerate(caps) if c == max(caps)]
-    lead = caps[seat] - max(c for s, c in enumerate(caps) if s != seat)
-    return (1 / len(winners) if seat in winners else 0.0) + LEAD * lead
+def _planner_worth(knowledge: Knowledge, seat: int, budget: ismcts.Budget, modelled: Mapping[int, Any]) -> Worth:
+    """``planner``'s play-out (Front Line; ``foresight`` made fair, ``bench.ladder``'s ``foresight`` is the
+    same with the true future): to the end with every seat by ``greedy``'s rule, worth the share of the
+    win plus ``LEAD`` per card of lead (captured cards) over the best other seat."""
+
+    def worth(sim: Simulator, world: Any, stream: random.Random) -> float:
+        while sim.game.outcome(world) is None:
+            pending = sim.game.pending(world)
+            world = sim.after(world, pending, {s: front_line_greedy(world, s, stream) for s in pending.seats})
+        caps = [len(c) for c in world.captured]
+        winners = [s for s, c in enumerate(caps) if c == max(caps)]
+        lead = caps[seat] - max(c for s, c in enumerate(caps) if s != seat)
+        return (1 / len(winners) if seat in winners else 0.0) + LEAD * lead
+
+    return worth
 
 
-def _planner(
-    game: Any,
-    knowledge: Knowledge,
-    state: Any,
-    seat: int,
-    n_seats: int,
-    rnd: random.Random,
-    budget: ismcts.Budget,
-    must_include: Mapping[str, Any] | None = None,
-    models: Mapping[int, Any] | None = None,
-) -> ismcts.Estimate:
-    """``planner`` (Front Line): ``foresight`` made fair. Each candidate is played to the end from the
-    same determinizations (``budget.iterations`` play-outs in all), every seat by ``greedy``'s rule after it; the best
-    mean of ``_lead_and_win``. ``bench.ladder``'s ``foresight`` is the same with the true future."""
-    sim = Simulator(game, n_seats)
-    candidates = _root_candidates(knowledge, state, seat, rnd, must_include)
-    if len(candidates) == 1 and must_include is None:
-        return ismcts.Estimate(candidates[0], (ismcts.Arm(candidates[0]),))
-    arms = [ismcts.Arm(a) for a in candidates]
-    for _ in range(max(1, budget.iterations // len(arms))):
-        world = knowledge.determinize(state, seat, rnd)
-        stream = rnd.getrandbits(64)
-        pending = sim.game.pending(world)
-        for arm in arms:
-            ahead, r = sim.after(world, pending, {seat: arm.action}), random.Random(stream)
-            while game.outcome(ahead) is None:
-                now = game.pending(ahead)
-                ahead = sim.after(ahead, now, {s: front_line_greedy(ahead, s, r) for s in now.seats})
-            arm.visits, arm.available, arm.reward = (
-                arm.visits + 1,
-                arm.available + 1,
-                arm.reward + _lead_and_win(ahead, seat),
-            )
-    ranked = sorted(arms, key=lambda a: -a.value)
-    return ismcts.Estimate(dict(ranked[0].action), tuple(ranked))
+_paired = _common_draws(_paired_worth)
+_planner = _common_draws(_planner_worth)
 
 
 def _first_chance(self: Any, state: Any) -> list[float]:
