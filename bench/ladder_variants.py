@@ -184,7 +184,9 @@ def _search_modelling_playouts(
 Worth = Callable[[Simulator, Any, random.Random], float]  # a play-out's worth to the searching seat
 
 
-def _common_draws(worth_of: Callable[[Knowledge, int, ismcts.Budget, Mapping[int, Any]], Worth]) -> Any:
+def _common_draws(
+    worth_of: Callable[[Knowledge, int, ismcts.Budget, Mapping[int, Any]], Worth],
+) -> Callable[..., ismcts.Estimate]:
     """A search with no tree (``paired``, ``planner``): every distinct root candidate (Front Line's are
     read from the table, the same in every draw) is played from the same determinizations with the
     same random stream (common random numbers, about ``budget.iterations`` play-outs in all), so the
