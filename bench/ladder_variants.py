@@ -5,11 +5,13 @@
     python -m bench.ladder_variants --game san-ban --players 2 --options '{"mode": "advanced"}' --variant tree
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --variant learned --variant iterations=400
     python -m bench.ladder_variants --game san-ni-ichi --players 3 --a oracle --variant opponents=untried
+    python -m bench.ladder_variants --game front-line --players 3 --a foresight --variant refills-only
 
 A row is ``bench.ladder``'s (``search`` at one seat against a field of ``greedy``, the same seeded
 games in every run, so two runs of one row differ only by the change; ``--a oracle``: the bench's
-oracle at that seat, which sees every hidden card). Each ``--variant`` changes the
-search in the processes of this run only, never the code a service's bot plays:
+oracle at that seat, which sees every hidden card; ``--a foresight``: ``bench.ladder``'s foresight).
+Each ``--variant`` changes the search in the processes of this run only, never the code a service's
+bot plays:
 
 * ``iterations=N``, ``exploration=X``, ``rollout-depth=N``: the game's budget;
 * ``win``: a finished play-out rewards a win (1, a first place shared by k seats 1/k, else 0) instead
@@ -33,6 +35,9 @@ search in the processes of this run only, never the code a service's bot plays:
 * ``planner`` (Front Line): ``bench.ladder``'s ``foresight`` made fair: each candidate played to the
   end from the same determinizations by ``greedy``'s rule for every seat (``iterations`` play-outs in
   all: ``--variant iterations=40``), the best mean of the win and ``LEAD`` per card of lead;
+* ``refills-only``, ``attacks-only`` (Front Line): the seat's level (``--a``: ``search``, the oracle, or
+  ``foresight``, which plays each candidate out with the true future) decides only the refills, or
+  only the attack turns; ``greedy``'s rule, with the seat's own stream, decides the others;
 * ``tree`` (San Ban's advanced mode): the tree search plays it, as before the expectimax
   (``domain.search.san_ban_expectimax``), so ``iterations=N``, ``exploration=X`` and the others apply
   there; ``depth=N``, ``exact=N``: the expectimax's look-ahead (``search``'s plan); ``softmin=T``: the
@@ -57,11 +62,14 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from bench.ladder import HEADER, ORACLE, markdown, row
+from bench import ladder
+from bench.ladder import FORESIGHT, HEADER, ORACLE, markdown, row
 from domain import search
 from domain.bots import choose_action, turn_stream
 from domain.engine import Seat, start, step
 from domain.games.front_line.bots import greedy as front_line_greedy
+from domain.games.front_line.state import REFILL
+from domain.games.front_line.state import phase as front_line_phase
 from domain.games.san_ni_ichi.bots import STRENGTH, projected
 from domain.games.san_ni_ichi.cards import BLOCK, TORINOKO
 from domain.games.san_ni_ichi.state import SELECT
@@ -286,6 +294,29 @@ def _open_loop(
     return node.children.setdefault(own, Node()), grown
 
 
+def _one_phase(refills: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """``refills-only`` / ``attacks-only``: ``bench.ladder``'s ``decide`` and ``foresee`` that let the
+    seat's level (``search``, the oracle, foresight) decide only Front Line's refills, or only its
+    attack turns, and play the other decisions by ``greedy``'s rule with the seat's own stream."""
+    decide, foresee = ladder.decide, ladder.foresee
+
+    def own(table: Any) -> bool:
+        return (front_line_phase(table.state) == REFILL) == refills
+
+    def decide_one(table: Any, seat: int, level: str, rnd: random.Random) -> dict[str, Any]:
+        if level in ("search", ORACLE) and not own(table):
+            return choose_action(table, seat, "greedy", rnd)
+        return decide(table, seat, level, rnd)
+
+    def foresee_one(table: Any, seat: int, levels: Sequence[str], secret: bytes) -> dict[str, Any]:
+        if not own(table):
+            rnd = turn_stream("search", secret, table.game_id, seat, table.turn_version)
+            return choose_action(table, seat, "greedy", rnd)
+        return foresee(table, seat, levels, secret)
+
+    return decide_one, foresee_one
+
+
 def _softmin(temperature: float) -> Callable[[list[float]], float]:
     """``softmin=T``: the mean of the values with weights ``exp(-(value - lowest) / T)``."""
 
@@ -310,10 +341,13 @@ SWAPS: Mapping[str, tuple[tuple[Any, str, Any], ...]] = MappingProxyType(
         "model-playouts": ((search, "search", _search_modelling_playouts),),
         "paired": ((search, "search", _paired),),
         "planner": ((search, "search", _planner),),
+        "refills-only": tuple(zip((ladder, ladder), ("decide", "foresee"), _one_phase(True), strict=True)),
+        "attacks-only": tuple(zip((ladder, ladder), ("decide", "foresee"), _one_phase(False), strict=True)),
     }
 )
 
 
+ONE_PHASE = ("refills-only", "attacks-only")  # Front Line's variants that split the seat's decisions by phase
 # What each swap replaces, as this module found it.
 SWAPPED: Mapping[tuple[Any, str], Any] = MappingProxyType(
     {(target, attribute): getattr(target, attribute) for swaps in SWAPS.values() for target, attribute, _ in swaps}
@@ -409,13 +443,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--options", type=json.loads, default=None, help="the game's options, as JSON")
     parser.add_argument("--variant", action="append", default=[], help="a change (repeat to combine)")
     parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--a", default="search", choices=("search", ORACLE), help="the seat's level")
+    parser.add_argument("--a", default="search", choices=("search", ORACLE, FORESIGHT), help="the seat's level")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--fit", type=int, default=0, help="fit learned's weights on this many greedy games")
     args = parser.parse_args(argv)
     if args.fit:
         print(json.dumps([round(w, 4) for w in fit(args.fit, args.players)]))
         return
+    if args.game != "front-line" and set(args.variant) & set(ONE_PHASE):
+        raise SystemExit(f"{', '.join(ONE_PHASE)}: Front Line only")
     apply(args.game, args.variant)
     r = row(
         args.game,

@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
+from bench import ladder
 from bench import ladder_variants as lv
 from domain import search
+from domain.bots import choose_action, turn_stream
 from domain.contract import changed
-from domain.engine import Seat, start
+from domain.engine import Seat, Table, start, step
 from domain.games.front_line.bots import greedy as front_line_greedy
+from domain.games.front_line.state import REFILL, has_choice
+from domain.games.front_line.state import phase as front_line_phase
 from domain.games.san_ni_ichi.bots import STRENGTH
 from domain.search import front_line, ismcts, san_ban_expectimax, san_ni_ichi
 
@@ -135,3 +139,49 @@ def test_paired_and_planner_play_every_candidate_in_the_same_draws_and_take_the_
         assert found.best == found.arms[0].action and found.arms[0].value == max(a.value for a in found.arms)
     lv.apply("front-line", [])
     assert vars(search)["search"] is ismcts.search
+
+
+def _front_line_turns(wanted: int) -> Iterator[Table]:
+    """Positions of a three-player Front Line game of greedy bots (seat 0 declared ``search``), where
+    seat 0 is to act with a choice: ``wanted`` refills and ``wanted`` attack turns."""
+    secret = (7_000_004).to_bytes(8, "big")
+    seats = [Seat(i, f"bot{i}", level) for i, level in enumerate(("search", "greedy", "greedy"))]
+    _events, table = start("front-line", "ladder-phases", seats, seed=secret)
+    found = {True: 0, False: 0}
+    while not table.finished and min(found.values()) < wanted:
+        seat = table.to_act[0]
+        refill = front_line_phase(table.state) == REFILL
+        if seat == 0 and found[refill] < wanted and (not refill or has_choice(table.state, 0)):
+            found[refill] += 1
+            yield table
+        rnd = turn_stream("greedy", secret, table.game_id, seat, table.turn_version)
+        _events, table = step(table, seat, choose_action(table, seat, "greedy", rnd), salts=ladder.SALTS)
+    assert min(found.values()) == wanted
+
+
+def test_one_phase_variants_let_the_level_decide_one_of_front_lines_phases_and_greedy_the_other() -> None:
+    secret = (7_000_004).to_bytes(8, "big")
+    levels = ("foresight", "greedy", "greedy")
+    original_decide, original_foresee = ladder.decide, ladder.foresee
+    for table in _front_line_turns(2):
+        refill = front_line_phase(table.state) == REFILL
+        greedy_rnd = turn_stream("search", secret, table.game_id, 0, table.turn_version)
+        greedy_action = choose_action(table, 0, "greedy", greedy_rnd)
+        for variant, own in (("refills-only", refill), ("attacks-only", not refill)):
+            lv.apply("front-line", [variant])
+            foreseen = ladder.foresee(table, 0, levels, secret)
+            searched = ladder.decide(table, 0, "search", random.Random(5))
+            assert foreseen == (original_foresee(table, 0, levels, secret) if own else greedy_action)
+            expected = original_decide(table, 0, "search", random.Random(5))
+            if not own:
+                expected = choose_action(table, 0, "greedy", random.Random(5))
+            assert searched == expected
+            field = ladder.decide(table, 0, "greedy", random.Random(5))
+            assert field == original_decide(table, 0, "greedy", random.Random(5))  # a greedy seat plays as before
+    lv.apply("front-line", [])
+    assert (ladder.decide, ladder.foresee) == (original_decide, original_foresee)
+
+
+def test_one_phase_variants_are_refused_for_another_game() -> None:
+    with pytest.raises(SystemExit, match="Front Line only"):
+        lv.main(["--game", "san-ban", "--players", "2", "--variant", "refills-only", "--games", "1"])
